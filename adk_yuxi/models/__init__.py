@@ -1,1 +1,15 @@
-"""models."""
+"""Model selection: `YUXI_MODEL`, ADK's model registry, and the offline demo model."""
+
+from ._demo import DEMO_MODEL_NAME, DemoLlm
+from ._request import declared_tool_names
+from ._resolve import MODEL_ENV, ModelConfigError, register_models, resolve_model
+
+__all__ = [
+    "DEMO_MODEL_NAME",
+    "MODEL_ENV",
+    "DemoLlm",
+    "ModelConfigError",
+    "declared_tool_names",
+    "register_models",
+    "resolve_model",
+]

@@ -1,1 +1,29 @@
-"""tools."""
+"""The tool registry and catalog.
+
+`@tool` registers a plain function; `register_tool` registers an already-built ADK
+`BaseTool`. Registration is not permission: see `adk_yuxi.access` and the runtime.
+"""
+
+from ._metadata import ToolCatalogEntry, ToolExtraMetadata
+from ._registry import (
+    ToolRegistry,
+    UnknownToolError,
+    catalog,
+    default_registry,
+    register_tool,
+    tool,
+)
+from ._strict import StrictFunctionTool, ToolArgumentsError
+
+__all__ = [
+    "StrictFunctionTool",
+    "ToolArgumentsError",
+    "ToolCatalogEntry",
+    "ToolExtraMetadata",
+    "ToolRegistry",
+    "UnknownToolError",
+    "catalog",
+    "default_registry",
+    "register_tool",
+    "tool",
+]

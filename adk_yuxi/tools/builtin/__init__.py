@@ -1,1 +1,8 @@
-"""tools/builtin."""
+"""Built-in tools. Each module registers its tools in the default registry at import,
+and this package imports them explicitly, so importing it is what makes them exist."""
+
+from . import calculator, notes
+
+BUILTIN_TOOL_IDS: tuple[str, ...] = ("save_note", "list_notes", "calculate")
+
+__all__ = ["BUILTIN_TOOL_IDS", "calculator", "notes"]

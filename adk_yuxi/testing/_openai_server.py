@@ -1,0 +1,211 @@
+"""A loopback OpenAI Chat Completions server that replays a script.
+
+Tests point ADK's own `OpenAILlm` (and so the real `openai` client, HTTP and SSE
+parsing) at it, instead of faking the model class. It speaks the wire protocol:
+non-streaming JSON completions and streamed `chat.completion.chunk` events, including
+incremental `tool_calls`.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+__all__ = ["ChatTurn", "OpenAIScriptServer", "ToolCall"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+ChatTurn = Union[str, ToolCall, Sequence[ToolCall], Callable[[dict[str, Any]], Any]]
+"""Text, one or more tool calls, or a callable that sees the request body."""
+
+
+def _normalise(turn: Any, body: dict[str, Any]) -> tuple[str | None, list[ToolCall]]:
+    if callable(turn) and not isinstance(turn, ToolCall):
+        return _normalise(turn(body), body)
+    if isinstance(turn, str):
+        return turn, []
+    if isinstance(turn, ToolCall):
+        return None, [turn]
+    return None, list(turn)
+
+
+def _error(status: int, message: str, kind: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
+
+
+class OpenAIScriptServer:
+    """Serves `/v1/chat/completions` on 127.0.0.1 from a script, one turn per request.
+
+    Use as a context manager; `base_url` is what `OPENAI_BASE_URL` should be set to and
+    `requests` holds every JSON body received, for assertions on what the client sent.
+    """
+
+    def __init__(self, script: Sequence[ChatTurn] = (), *, api_key: str = "test-key") -> None:
+        self.script: list[ChatTurn] = list(script)
+        self.api_key = api_key
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    def __enter__(self) -> OpenAIScriptServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self._port = sock.getsockname()[1]
+        app = Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])])
+        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the loopback OpenAI server did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _next_turn(self, body: dict[str, Any]) -> Any:
+        with self._lock:
+            self.requests.append(body)
+            index = len(self.requests) - 1
+            if index >= len(self.script):
+                return None
+            return self.script[index]
+
+    async def _complete(self, request: Request) -> Response:
+        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+            return _error(401, "Incorrect API key provided.", "invalid_request_error")
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            return _error(400, "The body is not valid JSON.", "invalid_request_error")
+        turn = self._next_turn(body)
+        if turn is None:
+            # 400, not 5xx: the client retries server errors, which would only slow
+            # down a test that is already wrong.
+            return _error(400, f"script exhausted after {len(self.script)} turns", "script")
+        content, calls = _normalise(turn, body)
+        model = str(body.get("model", "scripted"))
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(
+                self._stream(model, content, calls, include_usage),
+                media_type="text/event-stream",
+            )
+        return JSONResponse(self._completion(model, content, calls))
+
+    @staticmethod
+    def _tool_call_json(index: int, call: ToolCall) -> dict[str, Any]:
+        return {
+            "id": f"call_{uuid.uuid4().hex[:12]}",
+            "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            "index": index,
+        }
+
+    def _completion(
+        self, model: str, content: str | None, calls: list[ToolCall]
+    ) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = [
+                {k: v for k, v in self._tool_call_json(i, c).items() if k != "index"}
+                for i, c in enumerate(calls)
+            ]
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if calls else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+    async def _stream(
+        self, model: str, content: str | None, calls: list[ToolCall], include_usage: bool
+    ) -> AsyncIterator[str]:
+        ident = f"chatcmpl-{uuid.uuid4().hex[:12]}"
+        created = int(time.time())
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+            payload = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                **extra,
+            }
+            return f"data: {json.dumps(payload)}\n\n"
+
+        yield chunk({"role": "assistant", "content": ""})
+        if content:
+            # Split into a few pieces so clients really assemble a stream.
+            step = max(1, len(content) // 3)
+            for start in range(0, len(content), step):
+                yield chunk({"content": content[start : start + step]})
+        for index, call in enumerate(calls):
+            first = self._tool_call_json(index, call)
+            arguments = first["function"]["arguments"]
+            first["function"]["arguments"] = ""
+            yield chunk({"tool_calls": [first]})
+            half = len(arguments) // 2
+            for piece in (arguments[:half], arguments[half:]):
+                yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+        yield chunk({}, "tool_calls" if calls else "stop")
+        if include_usage:
+            usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+            payload = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+            yield f"data: {json.dumps(payload)}\n\n"
+        yield "data: [DONE]\n\n"

@@ -1,0 +1,203 @@
+"""The tool registry: stable ids, people-facing metadata, and a catalog derived on demand.
+
+Registering a tool says only that it exists. Whether a run may execute it, whether the
+model may see it and whether a call is allowed on its target are decided elsewhere (the
+runtime and the access layer), so nothing here grants anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar, overload
+
+from google.adk.tools.base_tool import BaseTool
+
+from ._metadata import ToolCatalogEntry, ToolExtraMetadata
+from ._strict import StrictFunctionTool
+
+__all__ = [
+    "ToolRegistry",
+    "UnknownToolError",
+    "catalog",
+    "default_registry",
+    "register_tool",
+    "tool",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class UnknownToolError(KeyError):
+    """A tool id that nothing registered."""
+
+    def __init__(self, tool_id: str) -> None:
+        super().__init__(tool_id)
+        self.tool_id = tool_id
+
+    def __str__(self) -> str:
+        return f"no tool is registered under the id {self.tool_id!r}"
+
+
+def _parameters_schema(tool: BaseTool) -> dict[str, Any]:
+    if isinstance(tool, StrictFunctionTool):
+        return tool.parameters_json_schema()
+    declaration = tool._get_declaration()
+    if declaration is None:
+        return {"type": "object", "properties": {}}
+    if declaration.parameters_json_schema is not None:
+        return copy.deepcopy(dict(declaration.parameters_json_schema))
+    if declaration.parameters is not None:
+        return declaration.parameters.json_schema.model_dump(mode="json", exclude_none=True)
+    return {"type": "object", "properties": {}}
+
+
+class ToolRegistry:
+    """Maps tool ids to shared ADK tool instances and their metadata.
+
+    Readers get new lists and detached metadata on every call. The `BaseTool` objects in
+    those lists are the execution instances themselves, shared by every run: treat them
+    as read-only. Changing their name, description or function changes every agent.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tools: dict[str, tuple[BaseTool, ToolExtraMetadata]] = {}
+
+    def register(self, tool: BaseTool, metadata: ToolExtraMetadata | None = None) -> BaseTool:
+        """Registers an already-built tool under its `name`; raises `ValueError` naming
+        the tool on a duplicate id or invalid metadata, and registers nothing then."""
+        if not isinstance(tool, BaseTool):
+            raise TypeError(f"register_tool expects a google.adk BaseTool, got {type(tool)!r}")
+        tool_id = tool.name
+        if not isinstance(tool_id, str) or not tool_id.isidentifier():
+            raise ValueError(
+                f"tool {tool_id!r}: the id must be a Python-style identifier"
+                " (letters, digits and underscores, not starting with a digit)"
+            )
+        resolved = (metadata or ToolExtraMetadata()).resolved(tool_id)
+        with self._lock:
+            if tool_id in self._tools:
+                raise ValueError(f"tool {tool_id!r} is already registered")
+            self._tools[tool_id] = (tool, resolved)
+        return tool
+
+    def unregister(self, tool_id: str) -> None:
+        with self._lock:
+            if self._tools.pop(tool_id, None) is None:
+                raise UnknownToolError(tool_id)
+
+    def __contains__(self, tool_id: object) -> bool:
+        return tool_id in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._tools)
+
+    def get(self, tool_id: str) -> BaseTool:
+        try:
+            return self._tools[tool_id][0]
+        except KeyError:
+            raise UnknownToolError(tool_id) from None
+
+    def tools(self, ids: Iterable[str] | None = None) -> list[BaseTool]:
+        """The shared tool instances, in registration order or in the order of `ids`."""
+        if ids is None:
+            with self._lock:
+                return [entry[0] for entry in self._tools.values()]
+        return [self.get(tool_id) for tool_id in ids]
+
+    def metadata(self, tool_id: str) -> ToolExtraMetadata:
+        try:
+            return self._tools[tool_id][1].copy()
+        except KeyError:
+            raise UnknownToolError(tool_id) from None
+
+    def catalog(self) -> list[ToolCatalogEntry]:
+        """A catalog derived now from the current registrations; callers own the result."""
+        with self._lock:
+            entries = list(self._tools.items())
+        return [
+            ToolCatalogEntry(
+                id=tool_id,
+                display_name=meta.display_name or tool_id,
+                category=meta.category,
+                tags=list(meta.tags),
+                description=tool.description or "",
+                parameters=_parameters_schema(tool),
+                extra=copy.deepcopy(dict(meta.extra)),
+            )
+            for tool_id, (tool, meta) in entries
+        ]
+
+
+default_registry = ToolRegistry()
+"""The process-wide registry that `@tool` and `register_tool` use unless told otherwise."""
+
+
+def _pick(registry: ToolRegistry | None) -> ToolRegistry:
+    # Not `registry or default`: an empty registry is falsy through `__len__`.
+    return default_registry if registry is None else registry
+
+
+def register_tool(
+    tool: BaseTool,
+    metadata: ToolExtraMetadata | None = None,
+    *,
+    registry: ToolRegistry | None = None,
+) -> BaseTool:
+    """Registers a vendor's or an already-built `BaseTool`."""
+    return _pick(registry).register(tool, metadata)
+
+
+def catalog(registry: ToolRegistry | None = None) -> list[ToolCatalogEntry]:
+    return _pick(registry).catalog()
+
+
+@overload
+def tool(func: F, /) -> F: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    display_name: str | None = None,
+    category: str = "builtin",
+    tags: Sequence[str] = (),
+    extra: dict[str, Any] | None = None,
+    registry: ToolRegistry | None = None,
+) -> Callable[[F], F]: ...
+
+
+def tool(
+    func: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    display_name: str | None = None,
+    category: str = "builtin",
+    tags: Sequence[str] = (),
+    extra: dict[str, Any] | None = None,
+    registry: ToolRegistry | None = None,
+) -> F | Callable[[F], F]:
+    """Registers a plain function as a strictly-validated ADK function tool.
+
+    The tool id is `name` or the function's name. The function is returned unchanged,
+    so it stays directly callable in code and tests; the tool lives in the registry.
+    """
+    metadata = ToolExtraMetadata(
+        display_name=display_name, category=category, tags=tags, extra=extra or {}
+    )
+
+    def decorate(fn: F) -> F:
+        _pick(registry).register(StrictFunctionTool(fn, name=name), metadata)
+        return fn
+
+    if func is not None:
+        return decorate(func)
+    return decorate

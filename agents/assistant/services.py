@@ -1,0 +1,1 @@
+"""`adk run agents/assistant` imports `services` from the agent folder itself."""
