@@ -47,17 +47,28 @@ def announce_demo_model() -> None:
     if _announced.is_set():
         return
     _announced.set()
-    logger.warning(BANNER)
-    print(BANNER, file=sys.stderr, flush=True)
+    if logger.hasHandlers():
+        logger.warning(BANNER)
+    else:
+        print(BANNER, file=sys.stderr, flush=True)
+
+
+def _response(part: types.Part) -> LlmResponse:
+    # No tokens are used; saying so keeps ADK from warning about missing usage data.
+    usage = types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=0, candidates_token_count=0, total_token_count=0
+    )
+    return LlmResponse(
+        content=types.Content(role="model", parts=[part]), usage_metadata=usage
+    )
 
 
 def _text(text: str) -> LlmResponse:
-    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+    return _response(types.Part(text=text))
 
 
 def _call(name: str, args: dict[str, Any]) -> LlmResponse:
-    part = types.Part(function_call=types.FunctionCall(name=name, args=args))
-    return LlmResponse(content=types.Content(role="model", parts=[part]))
+    return _response(types.Part(function_call=types.FunctionCall(name=name, args=args)))
 
 
 class DemoLlm(BaseLlm):

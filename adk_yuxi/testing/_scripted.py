@@ -57,7 +57,10 @@ def _to_response(turn: Any, request: LlmRequest) -> LlmResponse:
         parts = [p if isinstance(p, types.Part) else types.Part(text=str(p)) for p in turn]
     else:
         raise TypeError(f"cannot play a scripted turn of type {type(turn).__name__}")
-    return LlmResponse(content=types.Content(role="model", parts=parts))
+    usage = types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=0, candidates_token_count=0, total_token_count=0
+    )
+    return LlmResponse(content=types.Content(role="model", parts=parts), usage_metadata=usage)
 
 
 class ScriptedLlm(BaseLlm):

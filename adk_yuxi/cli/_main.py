@@ -1,0 +1,66 @@
+"""Entry point of the `yuxi` console command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="adk-yuxi", prog_name="yuxi")
+def main() -> None:
+    """adk_yuxi: the Yuxi tool system on Google's Agent Development Kit.
+
+    Agents live in agents/: run one with `adk run agents/assistant`, or all of them in a
+    browser with `adk web agents`.
+    """
+
+
+@main.command()
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path(".yuxi/demo.db"),
+    show_default=True,
+    help="SQLite file for the sessions; recreated on every run.",
+)
+def demo(db_path: Path) -> None:
+    """Play the offline tour: real tool calls on the Runner, state kept in SQLite."""
+    from ._tour import run_tour
+
+    asyncio.run(run_tour(db_path))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the catalog as JSON.")
+def tools(as_json: bool) -> None:
+    """List the registered tools (the built-in ones and anything imported)."""
+    import adk_yuxi.tools.builtin  # noqa: F401
+    from adk_yuxi.tools import catalog
+
+    entries = catalog()
+    if as_json:
+        click.echo(json.dumps([e.to_dict() for e in entries], ensure_ascii=False, indent=2))
+        return
+    for entry in entries:
+        tags = ", ".join(entry.tags)
+        click.echo(f"{entry.id:<20} {entry.display_name:<22} [{entry.category}] {tags}")
+        click.echo(f"{'':<20} {entry.description}")
+
+
+@main.command()
+def model() -> None:
+    """Show which model YUXI_MODEL selects, or why it cannot be used."""
+    from adk_yuxi.models import ModelConfigError, resolve_model
+
+    try:
+        llm = resolve_model()
+    except ModelConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{type(llm).__name__}: {llm.model}")

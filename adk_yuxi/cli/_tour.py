@@ -1,0 +1,88 @@
+"""The offline tour behind `yuxi demo` and `make demo`.
+
+It runs the real assistant agent on ADK's Runner with a SQLite session store, restarts
+the Runner halfway to show that state survives, and prints the transcript. Every tool
+call in it is a real function call emitted by the model and executed by the Runner.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from google.adk.apps import App
+from google.adk.runners import Runner
+from google.adk.sessions.base_session_service import BaseSessionService
+from google.adk.sessions.sqlite_session_service import SqliteSessionService
+from google.genai import types
+
+from ._transcript import format_event
+
+__all__ = ["run_tour"]
+
+FIRST_RUN = ("remember the launch is on Friday", "what is 12 * (3 + 4) / 2?")
+AFTER_RESTART = ("what are my notes?",)
+USER_ID = "demo-user"
+
+
+def _load_app() -> App:
+    repo_root = Path(__file__).resolve().parents[2]
+    if str(repo_root) not in sys.path:
+        sys.path.insert(0, str(repo_root))
+    module = importlib.import_module("agents.assistant.agent")
+    app: App = module.app
+    return app
+
+
+def _session_service(db_path: Path) -> BaseSessionService:
+    return SqliteSessionService(str(db_path))
+
+
+async def _converse(
+    runner: Runner, session_id: str, messages: tuple[str, ...], echo: Callable[[str], None]
+) -> None:
+    for message in messages:
+        echo(f"user: {message}")
+        content = types.Content(role="user", parts=[types.Part(text=message)])
+        async for event in runner.run_async(
+            user_id=USER_ID, session_id=session_id, new_message=content
+        ):
+            for line in format_event(event):
+                echo(line)
+
+
+async def run_tour(db_path: Path, echo: Callable[[str], None] = print) -> None:
+    """Plays the tour against a fresh SQLite file at `db_path`."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+    app = _load_app()
+
+    echo(f"== Run 1: a new session, stored in {db_path}")
+    service = _session_service(db_path)
+    runner = Runner(app=app, session_service=service)
+    session = await service.create_session(app_name=app.name, user_id=USER_ID)
+    await _converse(runner, session.id, FIRST_RUN, echo)
+    await runner.close()
+
+    echo("== Run 2: a new Runner and service on the same file, a new session")
+    service = _session_service(db_path)
+    runner = Runner(app=app, session_service=service)
+    second = await service.create_session(app_name=app.name, user_id=USER_ID)
+    await _converse(runner, second.id, AFTER_RESTART, echo)
+    await runner.close()
+
+    stored = await service.get_session(app_name=app.name, user_id=USER_ID, session_id=session.id)
+    listed = await service.list_sessions(app_name=app.name, user_id=USER_ID)
+    events = len(stored.events) if stored else 0
+    echo(
+        f"== Stored: {len(listed.sessions)} sessions for {USER_ID};"
+        f" the first holds {events} events; user:notes = {second_notes(stored)}"
+    )
+
+
+def second_notes(session: object) -> object:
+    state = getattr(session, "state", {}) or {}
+    return state.get("user:notes")
