@@ -1,0 +1,124 @@
+"""MCP servers as configuration records, turned into ADK `McpToolset`s on demand.
+
+There is no server registry service yet, so a server is a validated record (name,
+enabled flag, transport and its connection parameters); who may use it is a share
+config in `adk_yuxi.access` under the same name. Building a toolset does not connect:
+ADK's `McpToolset` opens its session on the first `get_tools` or call, which is what
+lets the runtime keep a skill's MCP server disconnected until the skill is active.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any, Literal
+
+from google.adk.tools.mcp_tool.mcp_session_manager import (
+    SseConnectionParams,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+)
+from google.adk.tools.mcp_tool.mcp_toolset import McpToolset
+from mcp import StdioServerParameters
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["McpServerConfig", "McpServerRegistry", "UnknownMcpServerError"]
+
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+
+
+class UnknownMcpServerError(KeyError):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"no MCP server is configured under the name {self.name!r}"
+
+
+class McpServerConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    enabled: bool = True
+    transport: Literal["stdio", "streamable_http", "sse"]
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    timeout: float = Field(default=10.0, gt=0, le=600)
+    tool_prefix: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> McpServerConfig:
+        if not _NAME.match(self.name):
+            raise ValueError(f"MCP server name {self.name!r} must match {_NAME.pattern}")
+        if self.transport == "stdio" and not self.command:
+            raise ValueError(f"MCP server {self.name!r}: the stdio transport needs a command")
+        if self.transport != "stdio" and not self.url:
+            raise ValueError(
+                f"MCP server {self.name!r}: the {self.transport} transport needs a url"
+            )
+        return self
+
+    def _connection(self) -> Any:
+        if self.transport == "stdio":
+            assert self.command is not None
+            return StdioConnectionParams(
+                server_params=StdioServerParameters(
+                    command=self.command, args=list(self.args), env=self.env
+                ),
+                timeout=self.timeout,
+            )
+        assert self.url is not None
+        if self.transport == "sse":
+            return SseConnectionParams(url=self.url, headers=self.headers, timeout=self.timeout)
+        return StreamableHTTPConnectionParams(
+            url=self.url, headers=self.headers, timeout=self.timeout
+        )
+
+    def toolset(self) -> McpToolset:
+        """A new, not yet connected toolset for this server."""
+        return McpToolset(connection_params=self._connection(), tool_name_prefix=self.tool_prefix)
+
+
+class McpServerRegistry:
+    """Known MCP servers by name. A disabled server stays known (skills that name it fail
+    validation with a precise reason) but is never attached to a run."""
+
+    def __init__(self, servers: list[McpServerConfig] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._servers: dict[str, McpServerConfig] = {}
+        for server in servers or []:
+            self.register(server)
+
+    def register(self, server: McpServerConfig) -> McpServerConfig:
+        with self._lock:
+            if server.name in self._servers:
+                raise ValueError(f"MCP server {server.name!r} is already configured")
+            self._servers[server.name] = server
+        return server
+
+    def replace(self, server: McpServerConfig) -> None:
+        with self._lock:
+            if server.name not in self._servers:
+                raise UnknownMcpServerError(server.name)
+            self._servers[server.name] = server
+
+    def get(self, name: str) -> McpServerConfig:
+        try:
+            return self._servers[name]
+        except KeyError:
+            raise UnknownMcpServerError(name) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._servers
+
+    def enabled(self) -> list[str]:
+        with self._lock:
+            return [name for name, server in self._servers.items() if server.enabled]
+
+    def is_enabled(self, name: str) -> bool:
+        server = self._servers.get(name)
+        return server is not None and server.enabled

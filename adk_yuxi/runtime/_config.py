@@ -1,0 +1,62 @@
+"""The agent configuration a run is assembled from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["ADMIN_ONLY_FIELDS", "AgentConfig", "Limits"]
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_llm_calls: int = Field(default=50, ge=1, le=500)
+    max_tool_calls_per_turn: int = Field(default=100, ge=1, le=10_000)
+
+
+_ADMIN_ONLY: dict[str, Any] = {"admin_only": True}
+
+
+class AgentConfig(BaseModel):
+    """What an agent is made of. A list left as None means "everything this user may
+    use"; an explicit list is intersected with that, never widened by it.
+
+    Fields marked admin-only (the model and the limits cost money and capacity) are
+    reset to their defaults when a non-admin supplies the config.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    description: str = ""
+    model: str | None = Field(default=None, json_schema_extra=_ADMIN_ONLY)
+    instruction: str = ""
+    tools: tuple[str, ...] | None = None
+    knowledges: tuple[str, ...] | None = None
+    mcps: tuple[str, ...] | None = None
+    skills: tuple[str, ...] | None = None
+    preload_skills: tuple[str, ...] = ()
+    limits: Limits = Field(default_factory=Limits, json_schema_extra=_ADMIN_ONLY)
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, name: str) -> str:
+        if not name.isidentifier():
+            raise ValueError("the agent name must be a Python-style identifier (ADK requires it)")
+        return name
+
+    @field_validator("tools", "knowledges", "mcps", "skills", "preload_skills", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            raise ValueError("expected a list of names, not a string")
+        return tuple(dict.fromkeys(value)) if isinstance(value, list | tuple) else value
+
+
+ADMIN_ONLY_FIELDS: tuple[str, ...] = tuple(
+    name
+    for name, field in AgentConfig.model_fields.items()
+    if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("admin_only")
+)

@@ -1,0 +1,167 @@
+"""`prepare_runtime_context`: what one user may use in one agent, decided once, up front.
+
+A pure function of the principal, the config and the registries, so it is cheap to test
+and to benchmark, and the answer cannot drift during assembly. Everything the user may
+not use is dropped silently from the result (the model never learns it exists) and
+listed in `omitted` for operators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..access import Principal, ResourceKind
+from ..mcp import McpServerRegistry
+from ..skills import SkillCatalog, SkillSpec
+from ..tools import ToolRegistry, default_registry
+from ._config import ADMIN_ONLY_FIELDS, AgentConfig
+
+__all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]
+
+BASE_TOOL_IDS: tuple[str, ...] = ("ask_user_question", "mark_for_improvement")
+"""Present in every run and never gated, once they are registered. They do not exist
+yet (another issue builds them); until then they are simply absent, not stubbed."""
+
+
+@dataclass(frozen=True)
+class RuntimeContext:
+    user_id: str
+    agent_id: str
+    config: AgentConfig
+    tools: tuple[str, ...]
+    base_tools: tuple[str, ...]
+    knowledge_bases: tuple[str, ...]
+    mcp_servers: tuple[str, ...]
+    skills: tuple[str, ...]
+    preloaded_skills: tuple[str, ...]
+    skill_specs: Mapping[str, SkillSpec]
+    dropped_fields: tuple[str, ...] = ()
+    omitted: tuple[tuple[str, str, str], ...] = ()
+    registry: ToolRegistry = field(default=default_registry, compare=False, repr=False)
+    mcp_registry: McpServerRegistry = field(
+        default_factory=McpServerRegistry, compare=False, repr=False
+    )
+
+    def skill(self, name: str) -> SkillSpec:
+        return self.skill_specs[name]
+
+
+def _intersect(
+    requested: Iterable[str] | None, usable: Iterable[str], kind: str, omitted: list
+) -> tuple[str, ...]:
+    allowed = list(dict.fromkeys(usable))
+    if requested is None:
+        return tuple(allowed)
+    allowed_set = set(allowed)
+    kept = []
+    for name in requested:
+        if name in allowed_set:
+            kept.append(name)
+        else:
+            omitted.append((kind, name, "not available to this user"))
+    return tuple(kept)
+
+
+def _may_use_tool(principal: Principal, registry: ToolRegistry, tool_id: str) -> bool:
+    """Tools are not share-scoped resources; an admin-only tool says so in its metadata."""
+    if not principal.user.active:
+        return False
+    if registry.metadata(tool_id).extra.get("admin_only"):
+        return principal.is_admin
+    return True
+
+
+def _usable_skills(
+    principal: Principal,
+    config: AgentConfig,
+    catalog: SkillCatalog,
+    tools: set[str],
+    mcps: set[str],
+    omitted: list,
+) -> tuple[str, ...]:
+    """The requested skills and their dependency closure, minus every skill the user
+    cannot use in full: a skill whose dependency (tool, MCP server or skill) is out of
+    reach is dropped rather than offered half-working."""
+    shared = principal.usable(ResourceKind.SKILL)
+    usable = [
+        s.name
+        for s in catalog.all()
+        if (s.agent is None and s.name in shared) or s.agent == config.name
+    ]
+    requested = _intersect(config.skills, usable, "skill", omitted)
+    candidates = catalog.closure(requested)
+    usable_set = set(usable)
+    keep = {name for name in candidates if name in usable_set}
+    for name in candidates:
+        if name not in usable_set:
+            omitted.append(("skill", name, "dependency not available to this user"))
+    changed = True
+    while changed:
+        changed = False
+        for name in list(keep):
+            spec = catalog.get(name)
+            assert spec is not None
+            blocked = (
+                [d for d in spec.skill_dependencies if d not in keep]
+                + [t for t in spec.tool_dependencies if t not in tools]
+                + [m for m in spec.mcp_dependencies if m not in mcps]
+            )
+            if blocked:
+                keep.discard(name)
+                omitted.append(("skill", name, f"dependencies out of reach: {blocked}"))
+                changed = True
+    return tuple(name for name in candidates if name in keep)
+
+
+def prepare_runtime_context(
+    principal: Principal,
+    config: AgentConfig,
+    *,
+    registry: ToolRegistry | None = None,
+    skills: SkillCatalog | None = None,
+    mcp_servers: McpServerRegistry | None = None,
+) -> RuntimeContext:
+    registry = default_registry if registry is None else registry
+    mcp_registry = McpServerRegistry() if mcp_servers is None else mcp_servers
+    catalog = SkillCatalog(registry, mcp_registry) if skills is None else skills
+    omitted: list[tuple[str, str, str]] = []
+
+    dropped: list[str] = []
+    if not principal.is_admin:
+        defaults = AgentConfig(name=config.name)
+        dropped = [f for f in ADMIN_ONLY_FIELDS if getattr(config, f) != getattr(defaults, f)]
+        config = config.model_copy(update={f: getattr(defaults, f) for f in ADMIN_ONLY_FIELDS})
+
+    usable_tools = [t for t in registry.ids() if _may_use_tool(principal, registry, t)]
+    base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
+    tools = _intersect(config.tools, usable_tools, "tool", omitted)
+    tools = tuple(t for t in tools if t not in base_tools)
+    kbs = _intersect(
+        config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
+    )
+    usable_mcps = [
+        m for m in mcp_registry.enabled() if principal.may_use(ResourceKind.MCP_SERVER, m)
+    ]
+    mcps = _intersect(config.mcps, usable_mcps, "mcp", omitted)
+    skill_names = _usable_skills(
+        principal, config, catalog, set(usable_tools), set(usable_mcps), omitted
+    )
+    preloaded = _intersect(config.preload_skills, skill_names, "preload", omitted)
+    return RuntimeContext(
+        user_id=principal.user_id,
+        agent_id=config.name,
+        config=config,
+        tools=tools,
+        base_tools=base_tools,
+        knowledge_bases=kbs,
+        mcp_servers=mcps,
+        skills=skill_names,
+        preloaded_skills=preloaded,
+        skill_specs=MappingProxyType({n: s for n in skill_names if (s := catalog.get(n))}),
+        dropped_fields=tuple(dropped),
+        omitted=tuple(omitted),
+        registry=registry,
+        mcp_registry=mcp_registry,
+    )

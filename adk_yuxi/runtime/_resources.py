@@ -1,0 +1,130 @@
+"""Resource checks on tool arguments: knowledge bases, files and workspace paths.
+
+The plugin runs these on every call, from the argument names a tool uses (by convention
+and from its registry metadata); tools call `check_resource` themselves as well, so a
+tool reached some other way still refuses. Refusals say which argument was refused,
+never which resources exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ._context import RuntimeContext
+
+__all__ = [
+    "DEFAULT_RESOURCE_ARGS",
+    "FileOwner",
+    "ResourceDenied",
+    "ResourceGuard",
+    "ResourceType",
+]
+
+
+class ResourceType(StrEnum):
+    KNOWLEDGE_BASE = "knowledge_base"
+    FILE = "file"
+    PATH = "path"
+
+
+DEFAULT_RESOURCE_ARGS: Mapping[str, ResourceType] = {
+    "kb_id": ResourceType.KNOWLEDGE_BASE,
+    "kb_ids": ResourceType.KNOWLEDGE_BASE,
+    "file_id": ResourceType.FILE,
+    "file_ids": ResourceType.FILE,
+    "path": ResourceType.PATH,
+}
+"""Argument names checked on every tool, local or MCP. A tool can name more through
+`ToolExtraMetadata(extra={"resource_args": {"arg": "knowledge_base"}})`."""
+
+FileOwner = Callable[[str], Awaitable[str | None]]
+"""Maps a file id to the knowledge base holding it, or None when unknown."""
+
+
+class ResourceDenied(PermissionError):
+    """A tool argument names a resource the user may not use (or that does not exist:
+    the two are deliberately indistinguishable to the caller)."""
+
+    def __init__(self, argument: str, kind: ResourceType, detail: str) -> None:
+        super().__init__(f"argument {argument!r}: {kind.value} not available")
+        self.argument = argument
+        self.kind = kind
+        self.detail = detail  # for operators' logs only
+
+
+class ResourceGuard:
+    """Decides whether one value names a resource this run may touch.
+
+    Paths must be relative and stay inside `workspace` after symlinks are resolved;
+    without a workspace every path is refused. File ids are allowed only when
+    `file_owner` places them in a visible knowledge base; without it they are refused.
+    Failing closed is the point: an unconfigured check never grants.
+    """
+
+    def __init__(
+        self,
+        context: RuntimeContext,
+        *,
+        workspace: str | Path | None = None,
+        file_owner: FileOwner | None = None,
+    ) -> None:
+        self._kbs = frozenset(context.knowledge_bases)
+        self._workspace = Path(workspace).resolve() if workspace is not None else None
+        self._file_owner = file_owner
+        self._registry = context.registry
+
+    @property
+    def workspace(self) -> Path | None:
+        return self._workspace
+
+    async def allows(self, kind: ResourceType, value: Any) -> str | None:
+        """None when allowed, else the reason (for logs, not for the model)."""
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if not isinstance(item, str) or not item:
+                return f"{kind.value} must be a non-empty string"
+            reason = await self._allows_one(kind, item)
+            if reason is not None:
+                return reason
+        return None
+
+    async def _allows_one(self, kind: ResourceType, value: str) -> str | None:
+        if kind is ResourceType.KNOWLEDGE_BASE:
+            return None if value in self._kbs else f"knowledge base {value!r} not visible"
+        if kind is ResourceType.FILE:
+            if self._file_owner is None:
+                return "no file resolver configured"
+            owner = await self._file_owner(value)
+            if owner is None or owner not in self._kbs:
+                return f"file {value!r} not in a visible knowledge base"
+            return None
+        return self._path_reason(value)
+
+    def _path_reason(self, value: str) -> str | None:
+        if self._workspace is None:
+            return "no workspace configured"
+        pure = PurePosixPath(value.replace("\\", "/"))
+        if pure.is_absolute() or ".." in pure.parts or "\x00" in value:
+            return f"path {value!r} is absolute or climbs out"
+        resolved = (self._workspace / pure).resolve()
+        if not resolved.is_relative_to(self._workspace):
+            return f"path {value!r} resolves outside the workspace"
+        return None
+
+    def arguments_of(self, tool_name: str) -> Mapping[str, ResourceType]:
+        names = dict(DEFAULT_RESOURCE_ARGS)
+        if tool_name in self._registry:
+            declared = self._registry.metadata(tool_name).extra.get("resource_args") or {}
+            names.update({arg: ResourceType(kind) for arg, kind in declared.items()})
+        return names
+
+    async def check_call(self, tool_name: str, args: Mapping[str, Any]) -> None:
+        """Raises `ResourceDenied` for the first argument naming a forbidden resource."""
+        for argument, kind in self.arguments_of(tool_name).items():
+            if argument in args and args[argument] is not None:
+                reason = await self.allows(kind, args[argument])
+                if reason is not None:
+                    raise ResourceDenied(argument, kind, reason)
