@@ -10,6 +10,7 @@ is active.
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from ._context import RuntimeContext
 from ._visibility import SKILL_LOADER_TOOLS, Visibility, compute_visibility
 
 __all__ = ["DuplicateToolError", "GatedToolset", "RuntimeTools", "resolve_runtime_tools"]
+
+logger = logging.getLogger("adk_yuxi.runtime.tools")
 
 
 class DuplicateToolError(ValueError):
@@ -143,9 +146,22 @@ class GatedToolset(BaseToolset):
                     add(tool, "the skill loader")
         active = [s for s in self.tools.mcp if visibility.shows_server(s)]
         listed = await asyncio.gather(
-            *(self.tools.mcp[s].get_tools_with_prefix(readonly_context) for s in active)
+            *(self.tools.mcp[s].get_tools_with_prefix(readonly_context) for s in active),
+            return_exceptions=True,
         )
         for server, server_tools in zip(active, listed, strict=True):
+            # One failing or clashing server must not take the other tools down with it
+            # (ADK would drop this whole toolset), so it is skipped and reported alone.
+            if isinstance(server_tools, BaseException):
+                if not isinstance(server_tools, Exception):
+                    raise server_tools
+                logger.error("MCP server %r skipped: %s", server, server_tools)
+                continue
+            clash = sorted({t.name for t in server_tools}.intersection(shown))
+            if clash:
+                error = DuplicateToolError(clash[0], [origins[clash[0]], f"MCP server {server!r}"])
+                logger.error("MCP server %r skipped: %s", server, error)
+                continue
             for tool in server_tools:
                 self._origin[tool] = server
                 add(tool, f"MCP server {server!r}")
