@@ -54,6 +54,16 @@ class ResourceDenied(PermissionError):
         self.kind = kind
         self.detail = detail  # for operators' logs only
 
+    def to_response(self) -> dict[str, Any]:
+        """The tool result for the model: which argument, never which resource."""
+        return {
+            "error": {
+                "code": "resource_not_available",
+                "argument": self.argument,
+                "message": "This names a resource that is not available to this user.",
+            }
+        }
+
 
 class ResourceGuard:
     """Decides whether one value names a resource this run may touch.

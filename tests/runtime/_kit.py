@@ -17,7 +17,7 @@ from google.genai import types
 
 from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, Role, ShareConfig, User
 from adk_yuxi.mcp import McpServerRegistry
-from adk_yuxi.runtime import check_resource
+from adk_yuxi.runtime import ResourceDenied, check_resource
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.tools import ToolRegistry, tool
 
@@ -59,7 +59,10 @@ class Kit:
         @tool(registry=self.registry)
         async def read_kb(kb_id: str, tool_context: ToolContext) -> dict[str, Any]:
             """Reads a knowledge base; checks its own target too."""
-            await check_resource(tool_context, "knowledge_base", kb_id)
+            try:
+                await check_resource(tool_context, "knowledge_base", kb_id)
+            except ResourceDenied as denied:
+                return denied.to_response()
             ran["read_kb"] += 1
             return {"kb": kb_id, "text": "contents"}
 
