@@ -49,10 +49,9 @@ def announce_demo_model() -> None:
     if _announced.is_set():
         return
     _announced.set()
-    if logger.hasHandlers():
-        logger.warning(BANNER)
-    else:
-        print(BANNER, file=sys.stderr, flush=True)
+    # stderr, not only the log: `adk run` sends logging to a file nobody is watching.
+    print(BANNER, file=sys.stderr, flush=True)
+    logger.info(BANNER)
 
 
 def _response(part: types.Part) -> LlmResponse:

@@ -56,17 +56,23 @@ def _evaluate(node: ast.AST) -> int | float:
     raise _Rejected(f"only numbers and + - * / // % ** ( ) are allowed, not {type(node).__name__}")
 
 
+def _invalid(message: str) -> dict[str, Any]:
+    return {"error": {"code": "invalid_expression", "message": message}}
+
+
 @tool(category="builtin", tags=["math"], display_name="Calculator")
 def calculate(expression: Annotated[str, Field(min_length=1, max_length=500)]) -> dict[str, Any]:
     """Evaluates an arithmetic expression exactly, e.g. "12 * (3 + 4) / 2"."""
     try:
         value = _evaluate(ast.parse(expression.strip(), mode="eval"))
     except SyntaxError:
-        return {"error": {"code": "invalid_expression", "message": "not a valid expression"}}
+        return _invalid("not a valid expression")
     except ZeroDivisionError:
-        return {"error": {"code": "invalid_expression", "message": "division by zero"}}
+        return _invalid("division by zero")
+    except OverflowError:
+        return _invalid("the result is too large")
     except _Rejected as exc:
-        return {"error": {"code": "invalid_expression", "message": str(exc)}}
+        return _invalid(str(exc))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return {"expression": expression.strip(), "value": value}
