@@ -1,61 +1,55 @@
-"""Shared fixtures: an access repository on a real SQLite file and on real PostgreSQL."""
+"""Shared fixtures: a Runner over an in-memory session service, and message helpers."""
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import AsyncIterator
+from collections.abc import Sequence
 
 import pytest
-import sqlalchemy as sa
-
-from adk_yuxi.access import AccessRepository, create_engine
-
-PG_URL = os.environ.get("YUXI_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
-
-
-async def _postgres_repository() -> tuple[AccessRepository, str] | None:
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL)
-    try:
-        async with admin.begin() as conn:
-            await conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    except (OSError, sa.exc.SQLAlchemyError) as exc:
-        await admin.dispose()
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"PostgreSQL at {PG_URL} is unreachable ({type(exc).__name__}: {exc})")
-    await admin.dispose()
-    engine = create_engine(PG_URL).execution_options(schema_translate_map={None: schema})
-    return AccessRepository(engine), schema
+from google.adk.agents import LlmAgent
+from google.adk.events.event import Event
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def repo(request: pytest.FixtureRequest, tmp_path: object) -> AsyncIterator[AccessRepository]:
-    """The same repository tests run against both databases."""
-    if request.param == "sqlite":
-        repository = AccessRepository(create_engine(f"sqlite+aiosqlite:///{tmp_path}/access.db"))
-        await repository.create_tables()
-        yield repository
-        await repository.engine.dispose()
-        return
-    made = await _postgres_repository()
-    assert made is not None
-    repository, schema = made
-    await repository.create_tables()
-    try:
-        yield repository
-    finally:
-        await repository.engine.dispose()
-        cleanup = create_engine(PG_URL)
-        async with cleanup.begin() as conn:
-            await conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        await cleanup.dispose()
+def user_message(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+def function_responses(events: Sequence[Event]) -> list[types.FunctionResponse]:
+    return [
+        part.function_response
+        for event in events
+        for part in (event.content.parts if event.content and event.content.parts else [])
+        if part.function_response is not None
+    ]
+
+
+def final_texts(events: Sequence[Event]) -> list[str]:
+    return [
+        part.text
+        for event in events
+        if not event.partial and event.content and event.content.parts
+        for part in event.content.parts
+        if part.text
+    ]
+
+
+async def run_turn(agent: LlmAgent, message: str, *, user_id: str = "u1") -> list[Event]:
+    """One user turn through a real Runner on a fresh in-memory session."""
+    service = InMemorySessionService()
+    runner = Runner(app_name="test", agent=agent, session_service=service)
+    session = await service.create_session(app_name="test", user_id=user_id)
+    events = [
+        event
+        async for event in runner.run_async(
+            user_id=user_id, session_id=session.id, new_message=user_message(message)
+        )
+    ]
+    await runner.close()
+    return events
 
 
 @pytest.fixture
-async def sqlite_repo(tmp_path: object) -> AsyncIterator[AccessRepository]:
-    repository = AccessRepository(create_engine(f"sqlite+aiosqlite:///{tmp_path}/access.db"))
-    await repository.create_tables()
-    yield repository
-    await repository.engine.dispose()
+def anyio_backend() -> str:
+    return "asyncio"

@@ -53,11 +53,15 @@ async def _converse(
                 echo(line)
 
 
-async def run_tour(db_path: Path, echo: Callable[[str], None] = print) -> None:
-    """Plays the tour against a fresh SQLite file at `db_path`."""
+def _reset_database(db_path: Path) -> None:
     db_path.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+
+
+async def run_tour(db_path: Path, echo: Callable[[str], None] = print) -> None:
+    """Plays the tour against a fresh SQLite file at `db_path`."""
+    _reset_database(db_path)
     app = _load_app()
 
     echo(f"== Run 1: a new session, stored in {db_path}")
@@ -79,10 +83,10 @@ async def run_tour(db_path: Path, echo: Callable[[str], None] = print) -> None:
     events = len(stored.events) if stored else 0
     echo(
         f"== Stored: {len(listed.sessions)} sessions for {USER_ID};"
-        f" the first holds {events} events; user:notes = {second_notes(stored)}"
+        f" the first holds {events} events; user:notes = {_notes(stored)}"
     )
 
 
-def second_notes(session: object) -> object:
+def _notes(session: object) -> object:
     state = getattr(session, "state", {}) or {}
     return state.get("user:notes")

@@ -13,3 +13,7 @@ __all__ = [
     "register_models",
     "resolve_model",
 ]
+
+# 'yuxi-demo' should resolve by name anywhere ADK resolves model strings (YAML agents,
+# `LlmAgent(model="yuxi-demo")`), not only through `resolve_model`.
+register_models()

@@ -38,7 +38,9 @@ BANNER = (
 _announced = threading.Event()
 _ARITHMETIC = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*[-+*/][-+*/().\d\s]*\d[-+*/().\d\s]*")
 _EXPLICIT_CALL = re.compile(r"^/call\s+(?P<name>[A-Za-z_]\w*)\s*(?P<args>\{.*\})?\s*$", re.S)
-_REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note)(?:\s+that)?[:,]?\s+(?P<text>.+)$", re.I | re.S)
+_REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:remember|note)(?:\s+that)?[:,]?\s+(?P<text>.+)$", re.I | re.S
+)
 _RECALL = re.compile(r"\b(?:my notes|what do you remember|list (?:my )?notes|recall)\b", re.I)
 
 
@@ -47,10 +49,9 @@ def announce_demo_model() -> None:
     if _announced.is_set():
         return
     _announced.set()
-    if logger.hasHandlers():
-        logger.warning(BANNER)
-    else:
-        print(BANNER, file=sys.stderr, flush=True)
+    # stderr, not only the log: `adk run` sends logging to a file nobody is watching.
+    print(BANNER, file=sys.stderr, flush=True)
+    logger.info(BANNER)
 
 
 def _response(part: types.Part) -> LlmResponse:
@@ -58,9 +59,7 @@ def _response(part: types.Part) -> LlmResponse:
     usage = types.GenerateContentResponseUsageMetadata(
         prompt_token_count=0, candidates_token_count=0, total_token_count=0
     )
-    return LlmResponse(
-        content=types.Content(role="model", parts=[part]), usage_metadata=usage
-    )
+    return LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=usage)
 
 
 def _text(text: str) -> LlmResponse:

@@ -79,7 +79,8 @@ def resolve_model(value: str | None = None) -> BaseLlm:
         cls = LLMRegistry.resolve(name)
     except (ValueError, ImportError) as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ModelConfigError(raw, f"ADK's model registry does not know it ({first_line})") from None
+        reason = f"ADK's model registry does not know it ({first_line})"
+        raise ModelConfigError(raw, reason) from None
     if cls.__name__ == "Gemini" and not _has_google_credentials():
         raise ModelConfigError(
             raw,

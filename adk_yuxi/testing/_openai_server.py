@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -32,7 +32,7 @@ class ToolCall:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-ChatTurn = Union[str, ToolCall, Sequence[ToolCall], Callable[[dict[str, Any]], Any]]
+ChatTurn = str | ToolCall | Sequence[ToolCall] | Callable[[dict[str, Any]], Any]
 """Text, one or more tool calls, or a callable that sees the request body."""
 
 
@@ -140,9 +140,7 @@ class OpenAIScriptServer:
             "index": index,
         }
 
-    def _completion(
-        self, model: str, content: str | None, calls: list[ToolCall]
-    ) -> dict[str, Any]:
+    def _completion(self, model: str, content: str | None, calls: list[ToolCall]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = [

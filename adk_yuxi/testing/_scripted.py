@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any, Union
+from typing import Any
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 from typing_extensions import override
 
 from ..models._request import declared_tool_names
 
 __all__ = ["ScriptExhaustedError", "ScriptedLlm", "Turn", "call", "text"]
 
-Turn = Union[
-    str,
-    types.Part,
-    types.FunctionCall,
-    Sequence[types.Part],
-    LlmResponse,
-    Callable[[LlmRequest], Any],
-]
+Turn = (
+    str
+    | types.Part
+    | types.FunctionCall
+    | Sequence[types.Part]
+    | LlmResponse
+    | Callable[[LlmRequest], Any]
+)
 """A scripted model turn: text, a function call, several parts, a ready `LlmResponse`,
 or a callable that sees the request and returns any of those."""
 
@@ -73,12 +73,12 @@ class ScriptedLlm(BaseLlm):
     """
 
     model: str = "scripted"
-    script: list[Any] = []
+    script: list[Any] = Field(default_factory=list)
     _cursor: int = PrivateAttr(default=0)
     _requests: list[LlmRequest] = PrivateAttr(default_factory=list)
 
     def __init__(self, script: Sequence[Any] = (), **kwargs: Any) -> None:
-        super().__init__(script=list(script), **kwargs)
+        super().__init__(script=list(script), **kwargs)  # type: ignore[call-arg]
 
     @property
     def requests(self) -> list[LlmRequest]:

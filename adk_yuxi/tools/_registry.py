@@ -8,6 +8,7 @@ runtime and the access layer), so nothing here grants anything.
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
@@ -27,6 +28,8 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_TOOL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
 
 
 class UnknownToolError(KeyError):
@@ -71,10 +74,11 @@ class ToolRegistry:
         if not isinstance(tool, BaseTool):
             raise TypeError(f"register_tool expects a google.adk BaseTool, got {type(tool)!r}")
         tool_id = tool.name
-        if not isinstance(tool_id, str) or not tool_id.isidentifier():
+        if not isinstance(tool_id, str) or not _TOOL_ID.fullmatch(tool_id):
             raise ValueError(
-                f"tool {tool_id!r}: the id must be a Python-style identifier"
-                " (letters, digits and underscores, not starting with a digit)"
+                f"tool {tool_id!r}: the id must be 1-64 characters of letters, digits,"
+                " '_', '.', ':' or '-', starting with a letter or '_' (what model APIs"
+                " accept as a function name)"
             )
         resolved = (metadata or ToolExtraMetadata()).resolved(tool_id)
         with self._lock:

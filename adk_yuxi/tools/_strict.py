@@ -82,9 +82,7 @@ def _build_arguments_model(
         validate_by_name=True,
     )
     model_name = f"{getattr(func, '__name__', 'tool')}_arguments"
-    model: type[pydantic.BaseModel] = pydantic.create_model(
-        model_name, __config__=config, **fields
-    )
+    model: type[pydantic.BaseModel] = pydantic.create_model(model_name, __config__=config, **fields)
     return model
 
 

@@ -41,9 +41,10 @@ def _evaluate(node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(node.body)
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value  # type: ignore[no-any-return]
+        value: int | float = node.value  # type: ignore[assignment]
+        return value
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_evaluate(node.operand))  # type: ignore[no-any-return]
+        return _UNARY[type(node.op)](_evaluate(node.operand))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left), _evaluate(node.right)
         if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
@@ -51,8 +52,12 @@ def _evaluate(node: ast.AST) -> int | float:
         result = _BINARY[type(node.op)](left, right)
         if abs(result) > MAX_MAGNITUDE:
             raise _Rejected("the result is too large")
-        return result  # type: ignore[no-any-return]
+        return result
     raise _Rejected(f"only numbers and + - * / // % ** ( ) are allowed, not {type(node).__name__}")
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    return {"error": {"code": "invalid_expression", "message": message}}
 
 
 @tool(category="builtin", tags=["math"], display_name="Calculator")
@@ -61,11 +66,13 @@ def calculate(expression: Annotated[str, Field(min_length=1, max_length=500)]) -
     try:
         value = _evaluate(ast.parse(expression.strip(), mode="eval"))
     except SyntaxError:
-        return {"error": {"code": "invalid_expression", "message": "not a valid expression"}}
+        return _invalid("not a valid expression")
     except ZeroDivisionError:
-        return {"error": {"code": "invalid_expression", "message": "division by zero"}}
+        return _invalid("division by zero")
+    except OverflowError:
+        return _invalid("the result is too large")
     except _Rejected as exc:
-        return {"error": {"code": "invalid_expression", "message": str(exc)}}
+        return _invalid(str(exc))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return {"expression": expression.strip(), "value": value}
