@@ -1,0 +1,1 @@
+"""`adk run agents/skilled` imports `services` from the agent folder itself."""

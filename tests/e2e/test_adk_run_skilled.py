@@ -1,0 +1,50 @@
+"""`adk run agents/skilled`: a `build_app` agent whose tools open as skills load."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.e2e._cli import BIN, REPO, cli_env
+
+pytestmark = pytest.mark.slow
+
+
+def test_adk_run_skilled_gates_until_the_skill_loads() -> None:
+    script = (
+        "what is 12 * (3 + 4)?\n"
+        "remember the launch is on Friday\n"
+        '/call load_skill {"skill_name": "note-keeping"}\n'
+        "remember the launch is on Friday\n"
+        "exit\n"
+    )
+    done = subprocess.run(
+        [str(BIN / "adk"), "run", "--in_memory", "agents/skilled"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=cli_env(),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert '"value": 84' in out  # calculate: visible from the start (preloaded skill)
+    assert out.count("save_note returned") == 1  # hidden until note-keeping was loaded
+    assert 'load_skill returned {"skill_name": "note-keeping"' in out
+
+
+def test_adk_run_skilled_refuses_another_user() -> None:
+    done = subprocess.run(
+        [str(BIN / "adk"), "run", "--in_memory", "agents/skilled"],
+        input="what is 1 + 1?\nexit\n",
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=cli_env(YUXI_USER="someone_else"),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "This run was stopped: this run belongs to another user." in done.stdout
+    assert "calculate returned" not in done.stdout
