@@ -51,7 +51,8 @@ _SESSION_ROW = (
 )
 _INSERT_EVENT = (
     "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data)"
-    " SELECT sid, revision + 1, :event_id, :invocation_id, :ts, :data FROM yx_sessions"
+    " SELECT sid, revision + 1, CAST(:event_id AS TEXT), CAST(:invocation_id AS TEXT),"
+    " CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT) FROM yx_sessions"
     " WHERE sid = :row AND revision = :rev"
     " AND app_name = :app AND user_id = :user AND session_id = :sid"
 )
