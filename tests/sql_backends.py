@@ -38,11 +38,11 @@ def pg_available() -> bool:
         try:
             asyncio.run(_pg_execute("SELECT 1"))
             _reachable.append(True)
-        except (OSError, asyncio.TimeoutError, ImportError) as exc:
+        except (TimeoutError, OSError, ImportError) as exc:
             _reachable.append(False)
             if os.environ.get("CI"):
                 raise RuntimeError(f"CI is set but PostgreSQL is unreachable: {exc}") from exc
-        except Exception as exc:  # noqa: BLE001 - asyncpg's own connection errors
+        except Exception as exc:
             _reachable.append(False)
             if os.environ.get("CI"):
                 raise RuntimeError(f"CI is set but PostgreSQL is unreachable: {exc}") from exc

@@ -36,12 +36,12 @@ def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
     """
     try:
         converted = to_jsonable_python(dict(value), inf_nan_mode="null")
-    except Exception:  # noqa: BLE001 - any serializer failure falls back per value
+    except Exception:
         converted = {}
         for key, item in value.items():
             try:
                 converted[key] = to_jsonable_python(item, inf_nan_mode="null")
-            except Exception:  # noqa: BLE001
+            except Exception:
                 converted[key] = repr(item)
     return dict(converted)
 

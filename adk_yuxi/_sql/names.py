@@ -62,5 +62,7 @@ def check_artifact_name(filename: str) -> str:
             f"Invalid artifact name: longer than {MAX_ARTIFACT_NAME_LENGTH} characters."
         )
     if any(ord(ch) < 32 for ch in filename):
-        raise InvalidNameError(f"Invalid artifact name {filename!r}: it contains control characters.")
+        raise InvalidNameError(
+            f"Invalid artifact name {filename!r}: it contains control characters."
+        )
     return filename

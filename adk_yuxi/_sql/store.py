@@ -184,7 +184,7 @@ class SqlStore:
     async def _checkout_sqlite(self) -> Any:
         fairy = await self.engine.raw_connection()
         self._held.append(fairy)
-        conn = fairy.driver_connection
+        conn: Any = fairy.driver_connection
         timeout = int(self.options.get("busy_timeout_ms", DEFAULT_BUSY_TIMEOUT_MS))
         # The engine may be the caller's, without our connect hook.
         for pragma in sqlite_pragmas(timeout):
@@ -206,7 +206,7 @@ class SqlStore:
         async with self._write_lock:
             if self._writer is None:
                 self._writer = await self._checkout_sqlite()
-            conn = self._writer
+            conn: Any = self._writer
             if immediate:
                 await conn.execute("BEGIN IMMEDIATE")
             try:
@@ -259,4 +259,3 @@ def make_store(
     if isinstance(db, SqlStore):
         return db, False
     return SqlStore(db, **engine_kwargs), True
-

@@ -186,7 +186,9 @@ class SqlArtifactService(BaseArtifactService):
         elif part.text is not None:
             self._write_text(part.text, "")
 
-    def _check_reference(self, part: types.Part, key: dict[str, Any], session_id: str | None) -> None:
+    def _check_reference(
+        self, part: types.Part, key: dict[str, Any], session_id: str | None
+    ) -> None:
         if not artifact_util.is_artifact_ref(part):
             return
         uri = part.file_data.file_uri if part.file_data else None
@@ -272,8 +274,12 @@ class SqlArtifactService(BaseArtifactService):
                 remaining_depth=_MAX_REFERENCE_DEPTH - depth,
             )
             return await self._load(
-                target.app_name, target.user_id, target.filename, target.session_id,
-                target.version, depth + 1,
+                target.app_name,
+                target.user_id,
+                target.filename,
+                target.session_id,
+                target.version,
+                depth + 1,
             )
         if kind == "text":
             text = await self._io(int(size), self._blobs.read_text, digest)

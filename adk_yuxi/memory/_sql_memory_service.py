@@ -39,7 +39,9 @@ _VALUES = (
     ":app, :user, :memory_id, :session_id, :event_id, :author, :ts, :content, :meta, :scope,"
     " :body, :deleted"
 )
-_SELECT = "m.memory_id, m.session_id, m.event_id, m.author, m.timestamp, m.content, m.custom_metadata"
+_SELECT = (
+    "m.memory_id, m.session_id, m.event_id, m.author, m.timestamp, m.content, m.custom_metadata"
+)
 
 
 def _text_of(content: types.Content | None) -> str:
@@ -232,9 +234,7 @@ class SqlMemoryService(BaseMemoryService):
                 params,
             )
         terms = " OR ".join(f'"{token}"' for token in tokens)
-        params["q"] = (
-            f'scope : "{scope_token(params["app"], params["user"])}" AND body : ({terms})'
-        )
+        params["q"] = f'scope : "{scope_token(params["app"], params["user"])}" AND body : ({terms})'
         return await tx.fetchall(
             f"SELECT {_SELECT} FROM yx_memories_fts JOIN yx_memories m"
             " ON m.mid = yx_memories_fts.rowid"

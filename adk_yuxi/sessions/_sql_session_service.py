@@ -131,17 +131,20 @@ class SqlSessionService(BaseSessionService):
                     f" {js.json_param(tx, 'state')}, 0, :now, :now)",
                     {**params, "state": js.dumps(session_state), "now": now},
                 )
-                await js.upsert_scoped_state(tx, "yx_app_states", {"app_name": app_name},
-                                             app_delta, now)
                 await js.upsert_scoped_state(
-                    tx, "yx_user_states", {"app_name": app_name, "user_id": user_id},
-                    user_delta, now,
+                    tx, "yx_app_states", {"app_name": app_name}, app_delta, now
+                )
+                await js.upsert_scoped_state(
+                    tx,
+                    "yx_user_states",
+                    {"app_name": app_name, "user_id": user_id},
+                    user_delta,
+                    now,
                 )
                 row = await tx.fetchone(_SESSION_ROW, params)
         except IntegrityViolation as exc:
             raise SessionExistsError(
-                f"Session {session_id!r} already exists for app {app_name!r} and user"
-                f" {user_id!r}."
+                f"Session {session_id!r} already exists for app {app_name!r} and user {user_id!r}."
             ) from exc
         assert row is not None
         return self._to_session(app_name, user_id, session_id, row, [])
@@ -380,9 +383,7 @@ class SqlSessionService(BaseSessionService):
 
     async def _rejection(self, params: dict[str, Any], revision: int) -> Exception:
         async with self._store.read() as tx:
-            row = await tx.fetchone(
-                f"SELECT sid, revision FROM yx_sessions WHERE {_KEY}", params
-            )
+            row = await tx.fetchone(f"SELECT sid, revision FROM yx_sessions WHERE {_KEY}", params)
         if row is None or int(row[0]) != params["row"]:
             return self._unknown(params)
         return StaleSessionWriteError(

@@ -51,12 +51,23 @@ async def test_versions_metadata_and_loading(artifacts: SqlArtifactService) -> N
 
 
 async def test_user_scoped_names(artifacts: SqlArtifactService) -> None:
-    await artifacts.save_artifact(app_name=APP, user_id="u1", session_id="s1",
-                                  filename="user:profile.png", artifact=blob(b"p", "image/png"))
-    await artifacts.save_artifact(app_name=APP, user_id="u1", filename="notes.txt",
-                                  artifact=types.Part(text="n"))
-    await artifacts.save_artifact(app_name=APP, user_id="u1", session_id="s1",
-                                  filename="only-s1.txt", artifact=types.Part(text="x"))
+    await artifacts.save_artifact(
+        app_name=APP,
+        user_id="u1",
+        session_id="s1",
+        filename="user:profile.png",
+        artifact=blob(b"p", "image/png"),
+    )
+    await artifacts.save_artifact(
+        app_name=APP, user_id="u1", filename="notes.txt", artifact=types.Part(text="n")
+    )
+    await artifacts.save_artifact(
+        app_name=APP,
+        user_id="u1",
+        session_id="s1",
+        filename="only-s1.txt",
+        artifact=types.Part(text="x"),
+    )
     keys_s2 = await artifacts.list_artifact_keys(app_name=APP, user_id="u1", session_id="s2")
     assert keys_s2 == ["user:notes.txt", "user:profile.png"]
     keys_s1 = await artifacts.list_artifact_keys(app_name=APP, user_id="u1", session_id="s1")
@@ -65,10 +76,13 @@ async def test_user_scoped_names(artifacts: SqlArtifactService) -> None:
     assert await artifacts.list_artifact_keys(app_name=APP, user_id="u2") == []
     # Listed names load as written, from any session or none.
     for key in keys_s2:
-        assert await artifacts.load_artifact(app_name=APP, user_id="u1", session_id="s2",
-                                             filename=key) is not None
-    assert await artifacts.load_artifact(app_name=APP, user_id="u1",
-                                         filename="profile.png") == blob(b"p", "image/png")
+        assert (
+            await artifacts.load_artifact(app_name=APP, user_id="u1", session_id="s2", filename=key)
+            is not None
+        )
+    assert await artifacts.load_artifact(
+        app_name=APP, user_id="u1", filename="profile.png"
+    ) == blob(b"p", "image/png")
 
 
 async def test_delete_removes_versions_and_unshared_payloads(
@@ -112,13 +126,16 @@ async def test_concurrent_saves_get_distinct_versions(db_url: str, tmp_path: Pat
     try:
         await services[0].list_versions(app_name=APP, user_id="u", filename="user:x")
         base = {"app_name": APP, "user_id": "u", "filename": "user:doc"}
-        versions = await asyncio.gather(*(
-            services[i % 3].save_artifact(artifact=types.Part(text=f"payload {i}"), **base)
-            for i in range(24)
-        ))
+        versions = await asyncio.gather(
+            *(
+                services[i % 3].save_artifact(artifact=types.Part(text=f"payload {i}"), **base)
+                for i in range(24)
+            )
+        )
         assert sorted(versions) == list(range(24))
         loaded = {
-            (await services[0].load_artifact(version=v, **base)).text for v in range(24)  # type: ignore[union-attr]
+            (await services[0].load_artifact(version=v, **base)).text
+            for v in range(24)  # type: ignore[union-attr]
         }
         assert loaded == {f"payload {i}" for i in range(24)}
     finally:
@@ -129,12 +146,18 @@ async def test_concurrent_saves_get_distinct_versions(db_url: str, tmp_path: Pat
 async def test_references_and_rewind_tombstones(artifacts: SqlArtifactService) -> None:
     base = {"app_name": APP, "user_id": "u1", "session_id": "s1"}
     await artifacts.save_artifact(filename="orig", artifact=blob(b"data"), **base)
-    ref = types.Part(file_data=types.FileData(
-        file_uri="artifact://apps/chat/users/u1/sessions/s1/artifacts/orig/versions/0"))
+    ref = types.Part(
+        file_data=types.FileData(
+            file_uri="artifact://apps/chat/users/u1/sessions/s1/artifacts/orig/versions/0"
+        )
+    )
     await artifacts.save_artifact(filename="alias", artifact=ref, **base)
     assert await artifacts.load_artifact(filename="alias", **base) == blob(b"data")
-    foreign = types.Part(file_data=types.FileData(
-        file_uri="artifact://apps/chat/users/u2/sessions/s1/artifacts/orig/versions/0"))
+    foreign = types.Part(
+        file_data=types.FileData(
+            file_uri="artifact://apps/chat/users/u2/sessions/s1/artifacts/orig/versions/0"
+        )
+    )
     with pytest.raises(InputValidationError):
         await artifacts.save_artifact(filename="evil", artifact=foreign, **base)
     external = types.Part(file_data=types.FileData(file_uri="gs://b/o", mime_type="text/csv"))
@@ -148,11 +171,14 @@ async def test_references_and_rewind_tombstones(artifacts: SqlArtifactService) -
 
 async def test_bad_names(artifacts: SqlArtifactService) -> None:
     with pytest.raises(InputValidationError, match="app name"):
-        await artifacts.save_artifact(app_name="no good", user_id="u", filename="f",
-                                      artifact=types.Part(text="x"))
+        await artifacts.save_artifact(
+            app_name="no good", user_id="u", filename="f", artifact=types.Part(text="x")
+        )
     with pytest.raises(InputValidationError, match="artifact name"):
-        await artifacts.save_artifact(app_name=APP, user_id="u", filename="",
-                                      artifact=types.Part(text="x"))
+        await artifacts.save_artifact(
+            app_name=APP, user_id="u", filename="", artifact=types.Part(text="x")
+        )
     with pytest.raises(InputValidationError, match="artifact name"):
-        await artifacts.save_artifact(app_name=APP, user_id="u", filename="user:",
-                                      artifact=types.Part(text="x"))
+        await artifacts.save_artifact(
+            app_name=APP, user_id="u", filename="user:", artifact=types.Part(text="x")
+        )

@@ -38,20 +38,20 @@ class TurnCountingLlm(BaseLlm):
         )
 '''
 
-_AGENT = '''
+_AGENT = """
 from google.adk.agents import LlmAgent
 
 from .tiny_model import TurnCountingLlm
 
 root_agent = LlmAgent(name="turns", model=TurnCountingLlm(model="turn-counter"),
                       instruction="Count turns.")
-'''
+"""
 
-_SERVICES = '''
+_SERVICES = """
 from adk_yuxi.storage import register_service_schemes
 
 register_service_schemes()
-'''
+"""
 
 
 @pytest.fixture
@@ -67,13 +67,30 @@ def agent_dir(tmp_path: Path) -> Path:
 
 def adk_run(agent_dir: Path, uri: str, *args: str, stdin: str = "") -> str:
     command = [
-        sys.executable, "-m", "google.adk.cli", "run", str(agent_dir),
-        "--session_service_uri", uri, "--memory_service_uri", uri,
-        "--artifact_service_uri", uri, *args,
+        sys.executable,
+        "-m",
+        "google.adk.cli",
+        "run",
+        str(agent_dir),
+        "--session_service_uri",
+        uri,
+        "--memory_service_uri",
+        uri,
+        "--artifact_service_uri",
+        uri,
+        *args,
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ADK_DISABLE_LOAD_DOTENV": "1"}
-    done = subprocess.run(command, input=stdin, capture_output=True, text=True, env=env,
-                          cwd=agent_dir.parent.parent, timeout=120, check=False)
+    done = subprocess.run(
+        command,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=agent_dir.parent.parent,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -89,8 +106,7 @@ def test_adk_run_restarts_on_the_same_sqlite_file(agent_dir: Path, tmp_path: Pat
     assert "turn 1" in adk_run(agent_dir, uri, "hi", "--session_id", "s2")
 
     # Interactive mode: save the session, then --resume it in a new process.
-    saved = adk_run(agent_dir, uri, "--save_session", "--session_id", "kept",
-                    stdin="first\nexit\n")
+    saved = adk_run(agent_dir, uri, "--save_session", "--session_id", "kept", stdin="first\nexit\n")
     assert "turn 1" in saved
     session_file = agent_dir / "kept.session.json"
     assert session_file.exists()
@@ -110,7 +126,10 @@ async def _stored_turns(url: str) -> dict[str, list[str]]:
             )
             assert session is not None
             result[session_id] = [
-                part.text for e in session.events if e.content for part in e.content.parts or []
+                part.text
+                for e in session.events
+                if e.content
+                for part in e.content.parts or []
                 if part.text
             ]
         return result

@@ -23,8 +23,11 @@ TEXTS = [
 
 
 def event(text: str, author: str = "user") -> Event:
-    return Event(author=author, invocation_id="i",
-                 content=types.Content(role="user", parts=[types.Part(text=text)]))
+    return Event(
+        author=author,
+        invocation_id="i",
+        content=types.Content(role="user", parts=[types.Part(text=text)]),
+    )
 
 
 @pytest.fixture
@@ -76,8 +79,9 @@ async def test_search_is_scoped_to_app_and_user(memory: SqlMemoryService, filled
 async def test_ingesting_twice_adds_nothing(memory: SqlMemoryService, filled: Session) -> None:
     before = await texts_for(memory, "database PostgreSQL 数据")
     await memory.add_session_to_memory(filled)
-    await memory.add_events_to_memory(app_name=APP, user_id="u1", events=filled.events,
-                                      session_id="s1")
+    await memory.add_events_to_memory(
+        app_name=APP, user_id="u1", events=filled.events, session_id="s1"
+    )
     assert await texts_for(memory, "database PostgreSQL 数据") == before
     assert len(before) == len(set(before))
 
@@ -95,10 +99,16 @@ async def test_memory_entries_carry_ids_and_metadata(
 
 async def test_add_and_delete_memory(memory: SqlMemoryService, filled: Session) -> None:
     await memory.add_memory(
-        app_name=APP, user_id="u1",
-        memories=[MemoryEntry(id="pref-1", author="system",
-                              content=types.Content(parts=[types.Part(text="用户喜欢绿茶")]),
-                              custom_metadata={"source": "profile"})],
+        app_name=APP,
+        user_id="u1",
+        memories=[
+            MemoryEntry(
+                id="pref-1",
+                author="system",
+                content=types.Content(parts=[types.Part(text="用户喜欢绿茶")]),
+                custom_metadata={"source": "profile"},
+            )
+        ],
     )
     (entry,) = (await memory.search_memory(app_name=APP, user_id="u1", query="绿茶")).memories
     assert entry.id == "pref-1" and entry.custom_metadata == {"source": "profile"}
@@ -110,17 +120,28 @@ async def test_add_and_delete_memory(memory: SqlMemoryService, filled: Session) 
     await memory.add_session_to_memory(filled)
     assert await texts_for(memory, "plants") == []
     # An explicit add brings a memory back.
-    await memory.add_memory(app_name=APP, user_id="u1", memories=[
-        MemoryEntry(id="pref-1", content=types.Content(parts=[types.Part(text="用户喜欢红茶")]))])
+    await memory.add_memory(
+        app_name=APP,
+        user_id="u1",
+        memories=[
+            MemoryEntry(id="pref-1", content=types.Content(parts=[types.Part(text="用户喜欢红茶")]))
+        ],
+    )
     assert await texts_for(memory, "红茶") == ["用户喜欢红茶"]
     await memory.delete_memory(app_name=APP, user_id="u1", memory_id="no-such-id")
 
 
 async def test_events_without_text_are_skipped(memory: SqlMemoryService) -> None:
-    silent = Event(author="model", invocation_id="i", content=types.Content(parts=[
-        types.Part(function_call=types.FunctionCall(name="f", args={}))]))
-    await memory.add_events_to_memory(app_name=APP, user_id="u1", events=[silent, event("hi there")],
-                                      custom_metadata={"turn": 3})
+    silent = Event(
+        author="model",
+        invocation_id="i",
+        content=types.Content(
+            parts=[types.Part(function_call=types.FunctionCall(name="f", args={}))]
+        ),
+    )
+    await memory.add_events_to_memory(
+        app_name=APP, user_id="u1", events=[silent, event("hi there")], custom_metadata={"turn": 3}
+    )
     (entry,) = (await memory.search_memory(app_name=APP, user_id="u1", query="hi")).memories
     assert entry.custom_metadata["turn"] == 3
     assert entry.custom_metadata["event_id"] == entry.id

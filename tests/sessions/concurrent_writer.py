@@ -23,14 +23,21 @@ from adk_yuxi.storage import open_services
 APP, USER, SESSION, ARTIFACT = "race", "u", "shared", "user:shared.txt"
 
 
+async def prepare(url: str, workdir: Path) -> None:
+    async with open_services(url, blob_dir=workdir / "blobs") as services:
+        await services.prepare()
+
+
+def wait_for_go(workdir: Path, worker: int) -> None:
+    (workdir / f"ready-{worker}").touch()
+    while not (workdir / "go").exists():
+        time.sleep(0.01)
+
+
 async def run(url: str, workdir: Path, worker: int, events: int, saves: int) -> dict[str, int]:
     retries = 0
     async with open_services(url, blob_dir=workdir / "blobs") as services:
         sessions = services.session_service
-        await services.prepare()
-        (workdir / f"ready-{worker}").touch()
-        while not (workdir / "go").exists():
-            await asyncio.sleep(0.01)
         session = await sessions.get_session(app_name=APP, user_id=USER, session_id=SESSION)
         assert session is not None
         for i in range(events):
@@ -54,7 +61,9 @@ async def run(url: str, workdir: Path, worker: int, events: int, saves: int) -> 
                     assert session is not None
             if i < saves:
                 await services.artifact_service.save_artifact(
-                    app_name=APP, user_id=USER, filename=ARTIFACT,
+                    app_name=APP,
+                    user_id=USER,
+                    filename=ARTIFACT,
                     artifact=types.Part(text=f"w{worker}-{i}"),
                 )
     return {"retries": retries}
@@ -62,6 +71,8 @@ async def run(url: str, workdir: Path, worker: int, events: int, saves: int) -> 
 
 def main() -> None:
     url, workdir, worker, events, saves = sys.argv[1:6]
+    asyncio.run(prepare(url, Path(workdir)))
+    wait_for_go(Path(workdir), int(worker))
     started = time.time()
     result = asyncio.run(run(url, Path(workdir), int(worker), int(events), int(saves)))
     result["seconds"] = int(time.time() - started)

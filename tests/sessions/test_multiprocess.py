@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -18,20 +19,34 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKERS, EVENTS, SAVES = 3, 25, 6
 
 
-@pytest.mark.slow
-async def test_concurrent_processes_lose_no_event_state_or_version(
-    db_url: str, tmp_path: Path
-) -> None:
+async def _create_shared_session(db_url: str, tmp_path: Path) -> None:
     async with open_services(db_url, blob_dir=tmp_path / "blobs") as services:
         await services.session_service.create_session(
             app_name=APP, user_id=USER, session_id=SESSION
         )
+
+
+@pytest.mark.slow
+def test_concurrent_processes_lose_no_event_state_or_version(db_url: str, tmp_path: Path) -> None:
+    asyncio.run(_create_shared_session(db_url, tmp_path))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.sessions.concurrent_writer", db_url, str(tmp_path),
-             str(w), str(EVENTS), str(SAVES)],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "tests.sessions.concurrent_writer",
+                db_url,
+                str(tmp_path),
+                str(w),
+                str(EVENTS),
+                str(SAVES),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for w in range(WORKERS)
     ]
@@ -42,10 +57,14 @@ async def test_concurrent_processes_lose_no_event_state_or_version(
         time.sleep(0.02)
     (tmp_path / "go").touch()
     outputs = [p.communicate(timeout=120) for p in procs]
-    for proc, (out, err) in zip(procs, outputs, strict=True):
+    for proc, (_out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
     retries = sum(json.loads(out.strip().splitlines()[-1])["retries"] for out, _ in outputs)
+    print(f"stale-session retries across writers: {retries}")
+    asyncio.run(_check_nothing_lost(db_url, tmp_path))
 
+
+async def _check_nothing_lost(db_url: str, tmp_path: Path) -> None:
     async with open_services(db_url, blob_dir=tmp_path / "blobs") as services:
         session = await services.session_service.get_session(
             app_name=APP, user_id=USER, session_id=SESSION
@@ -72,4 +91,3 @@ async def test_concurrent_processes_lose_no_event_state_or_version(
             assert part is not None
             saved.add(part.text)
         assert saved == {f"w{w}-{i}" for w in range(WORKERS) for i in range(SAVES)}
-    print(f"stale-session retries across writers: {retries}")

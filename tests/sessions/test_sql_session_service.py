@@ -22,12 +22,15 @@ from adk_yuxi.storage import InvalidPageTokenError, YuxiServices
 APP = "chat"
 
 
-def text_event(text: str, *, author: str = "user", ts: float | None = None, **delta: object) -> Event:
+def text_event(
+    text: str, *, author: str = "user", ts: float | None = None, **delta: object
+) -> Event:
     event = Event(
         author=author,
         invocation_id="inv-1",
-        content=types.Content(role="user" if author == "user" else "model",
-                              parts=[types.Part(text=text)]),
+        content=types.Content(
+            role="user" if author == "user" else "model", parts=[types.Part(text=text)]
+        ),
         actions=EventActions(state_delta=dict(delta)),
     )
     if ts is not None:
@@ -42,7 +45,9 @@ def sessions(services: YuxiServices) -> SqlSessionService:
 
 async def test_create_splits_state_and_drops_temp(sessions: SqlSessionService) -> None:
     created = await sessions.create_session(
-        app_name=APP, user_id="u1", session_id="s1",
+        app_name=APP,
+        user_id="u1",
+        session_id="s1",
         state={"topic": "sql", "app:model": "m1", "user:lang": "zh", "temp:scratch": 1},
     )
     assert created.state == {"topic": "sql", "app:model": "m1", "user:lang": "zh"}
@@ -62,8 +67,16 @@ async def test_events_round_trip_exactly(sessions: SqlSessionService) -> None:
     call = Event(
         author="assistant",
         invocation_id="inv-2",
-        content=types.Content(role="model", parts=[types.Part(
-            function_call=types.FunctionCall(id="c1", name="lookup", args={"q": "数据库", "n": 3}))]),
+        content=types.Content(
+            role="model",
+            parts=[
+                types.Part(
+                    function_call=types.FunctionCall(
+                        id="c1", name="lookup", args={"q": "数据库", "n": 3}
+                    )
+                )
+            ],
+        ),
         actions=EventActions(artifact_delta={"report.txt": 0}),
     )
     appended = [

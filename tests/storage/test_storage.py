@@ -61,7 +61,10 @@ async def test_open_services_share_one_database(tmp_path: Path) -> None:
     async with open_services(f"sqlite+aiosqlite:///{tmp_path / 'one.db'}") as services:
         session = await services.session_service.create_session(app_name="app", user_id="u")
         await services.artifact_service.save_artifact(
-            app_name="app", user_id="u", session_id=session.id, filename="f",
+            app_name="app",
+            user_id="u",
+            session_id=session.id,
+            filename="f",
             artifact=types.Part(text="hello"),
         )
         assert services.memory_service._store is services.session_service._store
@@ -76,8 +79,10 @@ async def test_schema_version_mismatch_is_reported(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "v.db") as conn:
         conn.execute("UPDATE yx_schema_version SET version = 99")
     async with open_services(url) as services:
-        with pytest.raises(SchemaVersionError, match=f"expects schema version {SCHEMA_VERSION},"
-                                                     " the database has version 99"):
+        with pytest.raises(
+            SchemaVersionError,
+            match=f"expects schema version {SCHEMA_VERSION}, the database has version 99",
+        ):
             await services.session_service.list_sessions(app_name="app")
     # A database at the current version opens again without recreating anything.
     with sqlite3.connect(tmp_path / "v.db") as conn:
