@@ -228,8 +228,12 @@ def _found_version(sync_conn: Connection) -> int | None:
     return None if row is None else int(row.version)
 
 
-async def ensure_schema(engine: AsyncEngine, backend: Backend) -> None:
-    """Creates the schema on a fresh database, or checks its version."""
+async def ensure_schema(engine: AsyncEngine, backend: Backend, pg_schema: str | None) -> None:
+    """Creates the schema on a fresh database, or checks its version.
+
+    ``pg_schema`` (PostgreSQL only) is created if missing; the engine already
+    puts it first on the ``search_path``.
+    """
     async with engine.connect() as conn:
         if backend == "sqlite":
             # DDL is transactional in SQLite; IMMEDIATE takes the write lock up
@@ -237,6 +241,8 @@ async def ensure_schema(engine: AsyncEngine, backend: Backend) -> None:
             await conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")
+            if pg_schema:
+                await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"')
         found = await conn.run_sync(_found_version)
         if found is None:
             await conn.run_sync(metadata.create_all)

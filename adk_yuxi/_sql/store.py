@@ -8,9 +8,11 @@ The services write their SQL once, with ``:name`` parameters, and run it through
   an asyncio lock, which matches SQLite's single writer, plus a few readers).
   Every call to aiosqlite is a hop to its worker thread, and SQLAlchemy's adapter
   spends three or four hops per statement; going direct keeps an append at two
-  hops (INSERT, COMMIT), the same as a bare aiosqlite commit loop. The write
-  transaction starts at the first data-changing statement (Python's sqlite3
-  default), which takes the write lock at once so ``busy_timeout`` applies.
+  hops. The writer runs in autocommit mode: ``write_one`` is a single statement
+  that is its own transaction (one hop; an append is one guarded INSERT whose
+  trigger updates the session), and ``write`` opens ``BEGIN IMMEDIATE``, which
+  takes the write lock up front so ``busy_timeout`` applies and a transaction
+  that reads before it writes cannot be overtaken by another process.
 * PostgreSQL: SQLAlchemy Core ``text()`` on pooled asyncpg connections, where
   statements are prepared and cached by SQLAlchemy.
 """
@@ -178,7 +180,7 @@ class SqlStore:
             if self._closed:
                 raise RuntimeError("The SQL store has been closed.")
             if not self._ready:
-                await ensure_schema(self.engine, self.backend)
+                await ensure_schema(self.engine, self.backend, self.options.get("schema"))
                 self._ready = True
 
     async def _checkout_sqlite(self) -> Any:
@@ -191,12 +193,29 @@ class SqlStore:
             await conn.execute(pragma)
         return conn
 
+    async def _sqlite_writer(self) -> Any:
+        if self._writer is None:
+            conn = await self._checkout_sqlite()
+            conn.isolation_level = None  # autocommit; transactions are explicit
+            self._writer = conn
+        return self._writer
+
+    async def write_one(self, sql: str, params: Params | None = None) -> int:
+        """Runs one statement as its own transaction; returns the rows changed."""
+        await self.ready()
+        if self.backend != "sqlite":
+            async with self.engine.begin() as sa_conn:
+                return await _SaTx(sa_conn).execute(sql, params)
+        async with self._write_lock:
+            return await _SqliteTx(await self._sqlite_writer()).execute(sql, params)
+
     @asynccontextmanager
-    async def write(self, *, immediate: bool = False) -> AsyncIterator[Tx]:
+    async def write(self) -> AsyncIterator[Tx]:
         """A write transaction, committed on success and rolled back on error.
 
-        ``immediate`` takes SQLite's write lock before the first statement, for
-        transactions that read before they write; PostgreSQL callers lock rows.
+        On SQLite it holds the database write lock from its first statement
+        (``BEGIN IMMEDIATE``); PostgreSQL callers rely on row locks and
+        constraints.
         """
         await self.ready()
         if self.backend != "sqlite":
@@ -204,11 +223,8 @@ class SqlStore:
                 yield _SaTx(sa_conn)
             return
         async with self._write_lock:
-            if self._writer is None:
-                self._writer = await self._checkout_sqlite()
-            conn: Any = self._writer
-            if immediate:
-                await conn.execute("BEGIN IMMEDIATE")
+            conn = await self._sqlite_writer()
+            await conn.execute("BEGIN IMMEDIATE")
             try:
                 yield _SqliteTx(conn)
             except BaseException:
@@ -244,6 +260,8 @@ class SqlStore:
             return
         self._closed = True
         held, self._held = self._held, []
+        if self._writer is not None:
+            self._writer.isolation_level = ""  # back to the driver default for the pool
         for fairy in held:
             await greenlet_spawn(fairy.close)
         self._writer = None

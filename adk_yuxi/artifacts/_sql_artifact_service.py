@@ -342,7 +342,7 @@ class SqlArtifactService(BaseArtifactService):
         session_id: str | None = None,
     ) -> None:
         key = self._key(app_name, user_id, filename, session_id)
-        async with self._store.write(immediate=True) as tx:
+        async with self._store.write() as tx:
             rows = await tx.fetchall(
                 f"DELETE FROM yx_artifact_versions WHERE {_KEY} RETURNING digest", key
             )

@@ -336,25 +336,41 @@ class SqlSessionService(BaseSessionService):
             data=event.model_dump_json(exclude_none=True),
         )
         try:
-            async with self._store.write() as tx:
-                if await tx.execute(_INSERT_EVENT, params) != 1:
+            if not (app_delta or user_delta or session_delta):
+                # The common case: one autocommitted statement (see _INSERT_EVENT).
+                if await self._store.write_one(_INSERT_EVENT, params) != 1:
                     raise _NotAppended
-                await js.merge_session_state(tx, "sid = :row", {"row": row_id}, session_delta)
-                await js.upsert_scoped_state(
-                    tx, "yx_app_states", {"app_name": params["app"]}, app_delta, event.timestamp
-                )
-                await js.upsert_scoped_state(
-                    tx,
-                    "yx_user_states",
-                    {"app_name": params["app"], "user_id": params["user"]},
-                    user_delta,
-                    event.timestamp,
-                )
+            else:
+                await self._append_with_state(params, app_delta, user_delta, session_delta)
         except (_NotAppended, IntegrityViolation) as exc:
             raise await self._rejection(params, revision) from exc
         session._storage_update_marker = _marker(row_id, revision + 1)
         session.last_update_time = event.timestamp
         return self._commit_event_to_session(session, event)
+
+    async def _append_with_state(
+        self,
+        params: dict[str, Any],
+        app_delta: dict[str, Any],
+        user_delta: dict[str, Any],
+        session_delta: dict[str, Any],
+    ) -> None:
+        """The event insert plus its state merges, in one transaction."""
+        async with self._store.write() as tx:
+            if await tx.execute(_INSERT_EVENT, params) != 1:
+                raise _NotAppended
+            now = params["ts"]
+            await js.merge_session_state(tx, "sid = :row", {"row": params["row"]}, session_delta)
+            await js.upsert_scoped_state(
+                tx, "yx_app_states", {"app_name": params["app"]}, app_delta, now
+            )
+            await js.upsert_scoped_state(
+                tx,
+                "yx_user_states",
+                {"app_name": params["app"], "user_id": params["user"]},
+                user_delta,
+                now,
+            )
 
     async def _adopt_revision(self, session: Session, params: dict[str, Any]) -> tuple[int, int]:
         """The revision for a Session this service did not hand out.
