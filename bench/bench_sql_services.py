@@ -68,9 +68,11 @@ async def timed(func: Callable[[], Awaitable[Any]]) -> float:
 async def append_rate(service: Any, events: list[Event]) -> float:
     session = await service.create_session(app_name="bench", user_id="u")
 
+    copies = [event.model_copy(deep=True) for event in events]  # untimed
+
     async def run() -> None:
-        for event in events:
-            await service.append_event(session, event.model_copy(deep=True))
+        for event in copies:
+            await service.append_event(session, event)
 
     return len(events) / await timed(run)
 
@@ -183,7 +185,9 @@ async def search_ms(service: Any, queries: list[str]) -> float:
     return statistics.median(samples) * 1000
 
 
-async def bench_memory(ours: Any, adk: Any, n: int, label: str, with_adk: bool) -> None:
+async def bench_memory(
+    ours: Any, adk: Any, n: int, label: str, with_adk: bool, anchor: float | None = None
+) -> float | None:
     events = memory_events(n)
     users = 10
     for user in range(users):
@@ -198,8 +202,8 @@ async def bench_memory(ours: Any, adk: Any, n: int, label: str, with_adk: bool) 
                     app_name="bench", user_id=f"u{user}", events=batch, session_id="s"
                 )
     queries = ["database migration", "天气 报告", "coffee", "音乐会议", "garden budget"]
-    anchor = await search_ms(adk, queries) if with_adk else None
     if with_adk:
+        anchor = await search_ms(adk, queries)
         report(
             "memory search (ms, median)", f"ADK SqliteMemoryService {n:,}", anchor or 0, "ms", None
         )
@@ -210,10 +214,12 @@ async def bench_memory(ours: Any, adk: Any, n: int, label: str, with_adk: bool) 
         "ms",
         anchor,
     )
+    return anchor
 
 
 async def artifact_rates(service: Any, size: int, count: int) -> tuple[float, float]:
-    data = os.urandom(size)
+    # Distinct payloads, so content deduplication cannot skip writes.
+    payloads = [os.urandom(size) for _ in range(count)]
     kw = {"app_name": "bench", "user_id": "u", "session_id": "s"}
 
     async def save() -> None:
@@ -221,7 +227,7 @@ async def artifact_rates(service: Any, size: int, count: int) -> tuple[float, fl
             await service.save_artifact(
                 filename=f"f{i % 10}",
                 artifact=types.Part(
-                    inline_data=types.Blob(mime_type="application/octet-stream", data=data)
+                    inline_data=types.Blob(mime_type="application/octet-stream", data=payloads[i])
                 ),
                 **kw,
             )
@@ -305,9 +311,11 @@ async def main(quick: bool, postgres: bool) -> None:
         )
 
     adk_memory = SqliteMemoryService(tmp / "adk_memory.db")
-    await bench_memory(ours.memory_service, adk_memory, n_memory, "sqlite", True)
+    memory_anchor = await bench_memory(ours.memory_service, adk_memory, n_memory, "sqlite", True)
     if pg is not None:
-        await bench_memory(pg.memory_service, adk_memory, n_memory, "postgresql", False)
+        await bench_memory(
+            pg.memory_service, adk_memory, n_memory, "postgresql", False, memory_anchor
+        )
 
     files = FileArtifactService(tmp / "files")
     for size, count in ((4 * 1024, 200 if quick else 500), (8 * 1024 * 1024, 10 if quick else 30)):
