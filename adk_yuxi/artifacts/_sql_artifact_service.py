@@ -18,7 +18,6 @@ to the database for a payload that is too large or malformed.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import Counter
@@ -38,18 +37,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .._sql.errors import (
     ArtifactTooLargeError,
     InvalidArtifactError,
-    InvalidNameError,
     YuxiStorageError,
 )
 from .._sql.jsonstate import dumps, json_safe
-from .._sql.names import check_app_name, check_artifact_name, check_id
+from .._sql.names import check_app_name, check_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore
+from ._scope import artifact_key, artifact_version
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
-_USER_PREFIX = "user:"
 _MAX_REFERENCE_DEPTH = 5
 _SAVE_ATTEMPTS = 20
 # File I/O above this size runs in a worker thread to keep the event loop free.
@@ -99,25 +97,6 @@ class SqlArtifactService(BaseArtifactService):
         if self._owns_store:
             await self._store.close()
 
-    def _key(
-        self, app_name: str, user_id: str, filename: str, session_id: str | None
-    ) -> dict[str, Any]:
-        name = check_artifact_name(filename)
-        if name.startswith(_USER_PREFIX):
-            if not name[len(_USER_PREFIX) :].strip():
-                raise InvalidNameError(f"Invalid artifact name {filename!r}: empty after 'user:'.")
-            scope = ""
-        elif session_id is None:
-            scope, name = "", _USER_PREFIX + name
-        else:
-            scope = check_id(session_id, "session id")
-        return {
-            "app": check_app_name(app_name),
-            "user": check_id(user_id, "user id"),
-            "scope": scope,
-            "name": name,
-        }
-
     async def _io(self, size: int, func: Any, *args: Any) -> Any:
         if size > _THREAD_THRESHOLD:
             return await asyncio.to_thread(func, *args)
@@ -135,7 +114,7 @@ class SqlArtifactService(BaseArtifactService):
         session_id: str | None = None,
         custom_metadata: dict[str, Any] | None = None,
     ) -> int:
-        key = self._key(app_name, user_id, filename, session_id)
+        key = artifact_key(app_name, user_id, filename, session_id)
         part = ensure_part(artifact)
         row: dict[str, Any] = {
             **key,
@@ -254,7 +233,7 @@ class SqlArtifactService(BaseArtifactService):
         version: int | None,
         depth: int,
     ) -> types.Part | None:
-        key = self._key(app_name, user_id, filename, session_id)
+        key = artifact_key(app_name, user_id, filename, session_id)
         async with self._store.read() as tx:
             row = await self._version_row(
                 tx, key, version, "kind, mime_type, display_name, digest, size, part"
@@ -341,7 +320,7 @@ class SqlArtifactService(BaseArtifactService):
         filename: str,
         session_id: str | None = None,
     ) -> None:
-        key = self._key(app_name, user_id, filename, session_id)
+        key = artifact_key(app_name, user_id, filename, session_id)
         async with self._store.write() as tx:
             rows = await tx.fetchall(
                 f"DELETE FROM yx_artifact_versions WHERE {_KEY} RETURNING digest", key
@@ -369,7 +348,7 @@ class SqlArtifactService(BaseArtifactService):
         filename: str,
         session_id: str | None = None,
     ) -> list[int]:
-        key = self._key(app_name, user_id, filename, session_id)
+        key = artifact_key(app_name, user_id, filename, session_id)
         async with self._store.read() as tx:
             rows = await tx.fetchall(
                 f"SELECT version FROM yx_artifact_versions WHERE {_KEY} ORDER BY version", key
@@ -384,12 +363,12 @@ class SqlArtifactService(BaseArtifactService):
         filename: str,
         session_id: str | None = None,
     ) -> list[ArtifactVersion]:
-        key = self._key(app_name, user_id, filename, session_id)
+        key = artifact_key(app_name, user_id, filename, session_id)
         async with self._store.read() as tx:
             rows = await tx.fetchall(
                 f"SELECT {_META} FROM yx_artifact_versions WHERE {_KEY} ORDER BY version", key
             )
-        return [self._version(key, row) for row in rows]
+        return [artifact_version(key, row) for row in rows]
 
     async def get_artifact_version(
         self,
@@ -400,20 +379,7 @@ class SqlArtifactService(BaseArtifactService):
         session_id: str | None = None,
         version: int | None = None,
     ) -> ArtifactVersion | None:
-        key = self._key(app_name, user_id, filename, session_id)
+        key = artifact_key(app_name, user_id, filename, session_id)
         async with self._store.read() as tx:
             row = await self._version_row(tx, key, version, _META)
-        return None if row is None else self._version(key, row)
-
-    @staticmethod
-    def _version(key: dict[str, Any], row: Any) -> ArtifactVersion:
-        version, mime_type, meta, create_time = row
-        return ArtifactVersion(
-            version=int(version),
-            canonical_uri=artifact_util.get_artifact_uri(
-                key["app"], key["user"], key["name"], int(version), key["scope"] or None
-            ),
-            custom_metadata=json.loads(meta) if meta else {},
-            create_time=float(create_time),
-            mime_type=mime_type,
-        )
+        return None if row is None else artifact_version(key, row)

@@ -31,7 +31,6 @@ from google.adk.sessions.base_session_service import (
     ListSessionsResponse,
 )
 from google.adk.sessions.session import Session
-from pydantic import TypeAdapter
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -40,47 +39,15 @@ from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSes
 from .._sql.names import check_app_name, check_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._paging import SessionPage, decode_token, encode_token
-
-_EVENTS = TypeAdapter(list[Event])
-
-_SESSION_ROW = (
-    "SELECT s.sid, s.state, s.revision, s.update_time,"
-    " (SELECT a.state FROM yx_app_states a WHERE a.app_name = :app),"
-    " (SELECT u.state FROM yx_user_states u WHERE u.app_name = :app AND u.user_id = :user)"
-    " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid"
+from ._rows import (
+    INSERT_EVENT,
+    KEY,
+    SESSION_ROW,
+    NotAppended,
+    decode_events,
+    marker,
+    parse_marker,
 )
-_INSERT_EVENT = (
-    "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data)"
-    " SELECT sid, revision + 1, CAST(:event_id AS TEXT), CAST(:invocation_id AS TEXT),"
-    " CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT) FROM yx_sessions"
-    " WHERE sid = :row AND revision = :rev"
-    " AND app_name = :app AND user_id = :user AND session_id = :sid"
-)
-_KEY = "app_name = :app AND user_id = :user AND session_id = :sid"
-
-
-class _NotAppended(Exception):
-    """The guarded INSERT matched no session row at the expected revision."""
-
-
-def _marker(row_id: int, revision: int) -> str:
-    return f"yx:{row_id}:{revision}"
-
-
-def _parse_marker(marker: str | None) -> tuple[int, int] | None:
-    if not marker or not marker.startswith("yx:"):
-        return None
-    try:
-        _, row_id, revision = marker.split(":")
-        return int(row_id), int(revision)
-    except ValueError:
-        return None
-
-
-def _decode_events(rows: list[Any]) -> list[Event]:
-    if not rows:
-        return []
-    return _EVENTS.validate_json("[" + ",".join(row[0] for row in rows) + "]")
 
 
 class SqlSessionService(BaseSessionService):
@@ -141,7 +108,7 @@ class SqlSessionService(BaseSessionService):
                     user_delta,
                     now,
                 )
-                row = await tx.fetchone(_SESSION_ROW, params)
+                row = await tx.fetchone(SESSION_ROW, params)
         except IntegrityViolation as exc:
             raise SessionExistsError(
                 f"Session {session_id!r} already exists for app {app_name!r} and user {user_id!r}."
@@ -162,11 +129,11 @@ class SqlSessionService(BaseSessionService):
         session_id = check_id(session_id, "session id")
         params = {"app": app_name, "user": user_id, "sid": session_id}
         async with self._store.read() as tx:
-            row = await tx.fetchone(_SESSION_ROW, params)
+            row = await tx.fetchone(SESSION_ROW, params)
             if row is None:
                 return None
             rows = await self._event_rows(tx, row[0], row[2], config)
-        return self._to_session(app_name, user_id, session_id, row, _decode_events(rows))
+        return self._to_session(app_name, user_id, session_id, row, decode_events(rows))
 
     async def _event_rows(
         self, tx: Tx, row_id: int, revision: int, config: GetSessionConfig | None
@@ -204,7 +171,7 @@ class SqlSessionService(BaseSessionService):
             events=events,
             last_update_time=float(update_time),
         )
-        session._storage_update_marker = _marker(int(row_id), int(revision))
+        session._storage_update_marker = marker(int(row_id), int(revision))
         return session
 
     async def list_sessions(
@@ -281,7 +248,7 @@ class SqlSessionService(BaseSessionService):
                 state=js.merged_state(app_state, user_states.get(uid, {}), js.loads(state)),
                 last_update_time=float(update_time),
             )
-            session._storage_update_marker = _marker(int(row_id), int(revision))
+            session._storage_update_marker = marker(int(row_id), int(revision))
             sessions.append(session)
         return sessions, more
 
@@ -295,10 +262,10 @@ class SqlSessionService(BaseSessionService):
         async with self._store.write() as tx:
             # Explicit, so a caller's engine without foreign keys on still cleans up.
             await tx.execute(
-                f"DELETE FROM yx_events WHERE sid IN (SELECT sid FROM yx_sessions WHERE {_KEY})",
+                f"DELETE FROM yx_events WHERE sid IN (SELECT sid FROM yx_sessions WHERE {KEY})",
                 params,
             )
-            await tx.execute(f"DELETE FROM yx_sessions WHERE {_KEY}", params)
+            await tx.execute(f"DELETE FROM yx_sessions WHERE {KEY}", params)
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         params = {"app": check_app_name(app_name), "user": check_id(user_id, "user id")}
@@ -321,7 +288,7 @@ class SqlSessionService(BaseSessionService):
         }
         self._apply_temp_state(session, event)
         event = self._trim_temp_delta_state(event)
-        expected = _parse_marker(session._storage_update_marker)
+        expected = parse_marker(session._storage_update_marker)
         if expected is None:
             expected = await self._adopt_revision(session, params)
         row_id, revision = expected
@@ -337,14 +304,14 @@ class SqlSessionService(BaseSessionService):
         )
         try:
             if not (app_delta or user_delta or session_delta):
-                # The common case: one autocommitted statement (see _INSERT_EVENT).
-                if await self._store.write_one(_INSERT_EVENT, params) != 1:
-                    raise _NotAppended
+                # The common case: one autocommitted statement (see INSERT_EVENT).
+                if await self._store.write_one(INSERT_EVENT, params) != 1:
+                    raise NotAppended
             else:
                 await self._append_with_state(params, app_delta, user_delta, session_delta)
-        except (_NotAppended, IntegrityViolation) as exc:
+        except (NotAppended, IntegrityViolation) as exc:
             raise await self._rejection(params, revision) from exc
-        session._storage_update_marker = _marker(row_id, revision + 1)
+        session._storage_update_marker = marker(row_id, revision + 1)
         session.last_update_time = event.timestamp
         return self._commit_event_to_session(session, event)
 
@@ -357,8 +324,8 @@ class SqlSessionService(BaseSessionService):
     ) -> None:
         """The event insert plus its state merges, in one transaction."""
         async with self._store.write() as tx:
-            if await tx.execute(_INSERT_EVENT, params) != 1:
-                raise _NotAppended
+            if await tx.execute(INSERT_EVENT, params) != 1:
+                raise NotAppended
             now = params["ts"]
             await js.merge_session_state(tx, "sid = :row", {"row": params["row"]}, session_delta)
             await js.upsert_scoped_state(
@@ -399,7 +366,7 @@ class SqlSessionService(BaseSessionService):
 
     async def _rejection(self, params: dict[str, Any], revision: int) -> Exception:
         async with self._store.read() as tx:
-            row = await tx.fetchone(f"SELECT sid, revision FROM yx_sessions WHERE {_KEY}", params)
+            row = await tx.fetchone(f"SELECT sid, revision FROM yx_sessions WHERE {KEY}", params)
         if row is None or int(row[0]) != params["row"]:
             return self._unknown(params)
         return StaleSessionWriteError(
