@@ -1,1 +1,13 @@
-"""sessions."""
+"""Session services: ADK's session contract on the platform's SQL database."""
+
+from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
+from ._paging import SessionPage
+from ._sql_session_service import SqlSessionService
+
+__all__ = [
+    "SessionExistsError",
+    "SessionPage",
+    "SqlSessionService",
+    "StaleSessionWriteError",
+    "UnknownSessionError",
+]

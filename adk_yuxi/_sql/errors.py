@@ -1,0 +1,86 @@
+"""Storage errors shared by the SQL-backed services.
+
+Each error subclasses the ADK error a caller of the base service would already
+catch (``AlreadyExistsError``, ``SessionNotFoundError``, ``InputValidationError``
+...), so code written against ADK keeps working, while ``YuxiStorageError`` lets
+a host service catch everything this package raises in one place.
+"""
+
+from __future__ import annotations
+
+from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.errors.already_exists_error import AlreadyExistsError
+from google.adk.errors.input_validation_error import InputValidationError
+from google.adk.errors.session_not_found_error import SessionNotFoundError
+
+
+class YuxiStorageError(Exception):
+    """Base class of every error raised by the SQL services."""
+
+
+class UnsupportedDatabaseUrlError(YuxiStorageError, ValueError):
+    """The database URL names a backend or driver the services do not support."""
+
+
+class SchemaVersionError(YuxiStorageError, RuntimeError):
+    """The database was created by another version of the platform schema."""
+
+    def __init__(self, *, expected: int, found: int | str) -> None:
+        self.expected = expected
+        self.found = found
+        super().__init__(
+            f"Database schema version mismatch: this adk_yuxi expects schema version"
+            f" {expected}, the database has version {found}. Migrate the database or use"
+            " the adk_yuxi release that created it."
+        )
+
+
+class InvalidNameError(YuxiStorageError, InputValidationError):
+    """An app name, user id, session id or artifact name is not acceptable."""
+
+
+class SessionExistsError(YuxiStorageError, AlreadyExistsError):
+    """A session with the requested id already exists."""
+
+
+class UnknownSessionError(YuxiStorageError, SessionNotFoundError):
+    """The session named by the caller does not exist (or was deleted)."""
+
+
+class StaleSessionWriteError(YuxiStorageError, StaleSessionError):
+    """Another writer appended to the session after the caller loaded it."""
+
+
+class InvalidPageTokenError(YuxiStorageError, InputValidationError):
+    """A page token was not produced by this service or has been tampered with."""
+
+
+class ArtifactTooLargeError(YuxiStorageError, InputValidationError):
+    """An artifact payload exceeds the configured size limit."""
+
+    def __init__(self, *, filename: str, size: int, limit: int) -> None:
+        self.filename = filename
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"Artifact {filename!r} is {size} bytes, above the limit of {limit} bytes;"
+            " nothing was saved."
+        )
+
+
+class InvalidArtifactError(YuxiStorageError, InputValidationError):
+    """An artifact part has no payload this service can store."""
+
+
+__all__ = [
+    "ArtifactTooLargeError",
+    "InvalidArtifactError",
+    "InvalidNameError",
+    "InvalidPageTokenError",
+    "SchemaVersionError",
+    "SessionExistsError",
+    "StaleSessionWriteError",
+    "UnknownSessionError",
+    "UnsupportedDatabaseUrlError",
+    "YuxiStorageError",
+]

@@ -1,0 +1,257 @@
+"""The platform's one database schema: every table, one version number.
+
+All services share this ``MetaData`` so one database (SQLite file or PostgreSQL
+schema) holds the whole platform. Table names carry a ``yx_`` prefix so they can
+sit beside ADK's own ``sessions``/``events`` tables without clashing.
+
+Versioning: ``yx_schema_version`` holds ``SCHEMA_VERSION``. A fresh database gets
+every table (``create_all``) and the version row inside one locked transaction,
+so two processes starting together cannot both create it. An existing database
+is only checked: a different version stops the service with a message naming
+both numbers. Whoever changes a table below bumps ``SCHEMA_VERSION`` and ships a
+migration.
+
+Add new tables in their own section; keep dialect-specific DDL (triggers,
+full-text indexes) in ``_EXTRA_DDL`` so ``create_all`` stays portable.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+    inspect,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .errors import SchemaVersionError
+from .urls import Backend
+
+SCHEMA_VERSION = 1
+_SCHEMA_NAME = "platform"
+# Arbitrary constant key for pg_advisory_xact_lock while creating the schema.
+_PG_SCHEMA_LOCK_KEY = 0x59_55_58_49
+
+metadata = MetaData()
+
+# A JSON object column: text on SQLite, JSONB on PostgreSQL so state deltas can
+# be merged server-side with ``||``.
+JsonObject = Text().with_variant(JSONB(), "postgresql")
+_Id = BigInteger().with_variant(Integer(), "sqlite")
+
+# --- Schema version -------------------------------------------------------------
+
+schema_version = Table(
+    "yx_schema_version",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("version", Integer, nullable=False),
+)
+
+# --- Sessions ---------------------------------------------------------------------
+
+sessions = Table(
+    "yx_sessions",
+    metadata,
+    Column("sid", _Id, primary_key=True, autoincrement=True),
+    Column("app_name", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    Column("session_id", Text, nullable=False),
+    Column("state", JsonObject, nullable=False),
+    # Bumped by every append (see the yx_events trigger); the optimistic lock.
+    Column("revision", BigInteger, nullable=False, server_default=text("0")),
+    Column("create_time", Double, nullable=False),
+    Column("update_time", Double, nullable=False),
+    UniqueConstraint("app_name", "user_id", "session_id", name="uq_yx_sessions_key"),
+    Index("ix_yx_sessions_app_time", "app_name", "update_time", "user_id", "session_id"),
+    Index("ix_yx_sessions_user_time", "app_name", "user_id", "update_time", "session_id"),
+    # Never reuse a deleted session's sid: stale-session markers name the sid.
+    sqlite_autoincrement=True,
+)
+
+events = Table(
+    "yx_events",
+    metadata,
+    Column("sid", _Id, ForeignKey("yx_sessions.sid", ondelete="CASCADE"), nullable=False),
+    # seq equals the session revision the append produced: 1, 2, 3 ...
+    Column("seq", BigInteger, nullable=False),
+    Column("event_id", Text, nullable=False),
+    Column("invocation_id", Text, nullable=False),
+    Column("timestamp", Double, nullable=False),
+    Column("data", Text, nullable=False),
+    PrimaryKeyConstraint("sid", "seq", name="pk_yx_events"),
+)
+
+app_states = Table(
+    "yx_app_states",
+    metadata,
+    Column("app_name", Text, primary_key=True),
+    Column("state", JsonObject, nullable=False),
+    Column("update_time", Double, nullable=False),
+)
+
+user_states = Table(
+    "yx_user_states",
+    metadata,
+    Column("app_name", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    Column("state", JsonObject, nullable=False),
+    Column("update_time", Double, nullable=False),
+    PrimaryKeyConstraint("app_name", "user_id", name="pk_yx_user_states"),
+)
+
+# --- Memory -----------------------------------------------------------------------
+
+memories = Table(
+    "yx_memories",
+    metadata,
+    Column("mid", _Id, primary_key=True, autoincrement=True),
+    Column("app_name", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    Column("memory_id", Text, nullable=False),
+    Column("session_id", Text),
+    Column("event_id", Text),
+    Column("author", Text),
+    Column("timestamp", Double, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("custom_metadata", Text, nullable=False),
+    # Full-text columns: a token naming the (app, user) scope and the
+    # pre-tokenised text (see adk_yuxi/memory/_tokens.py).
+    Column("scope", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    # Deleted memories stay as tombstones so re-ingesting a session does not
+    # bring them back; their content and body are cleared.
+    Column("deleted", Boolean, nullable=False, server_default=false()),
+    UniqueConstraint("app_name", "user_id", "memory_id", name="uq_yx_memories_key"),
+    Index("ix_yx_memories_scope_time", "app_name", "user_id", "timestamp"),
+)
+
+# --- Artifacts --------------------------------------------------------------------
+
+artifact_blobs = Table(
+    "yx_artifact_blobs",
+    metadata,
+    Column("digest", Text, primary_key=True),
+    Column("size", BigInteger, nullable=False),
+    # Number of artifact versions pointing at the blob; the file is removed, in
+    # the same transaction, when it drops to zero.
+    Column("refs", BigInteger, nullable=False),
+)
+
+artifact_versions = Table(
+    "yx_artifact_versions",
+    metadata,
+    Column("app_name", Text, nullable=False),
+    Column("user_id", Text, nullable=False),
+    # The session id, or '' for user-scoped ("user:") artifacts.
+    Column("scope", Text, nullable=False),
+    Column("filename", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("mime_type", Text),
+    Column("display_name", Text),
+    Column("digest", Text),
+    Column("size", BigInteger, nullable=False),
+    Column("part", Text),
+    Column("custom_metadata", Text, nullable=False),
+    Column("create_time", Double, nullable=False),
+    PrimaryKeyConstraint(
+        "app_name", "user_id", "scope", "filename", "version", name="pk_yx_artifact_versions"
+    ),
+)
+
+# --- Dialect-specific DDL ---------------------------------------------------------
+
+_EXTRA_DDL: dict[Backend, list[str]] = {
+    "sqlite": [
+        # The append path inserts the event only when the caller's revision is
+        # current; this trigger moves the session to the event's revision in the
+        # same statement, so an append is one INSERT plus COMMIT.
+        """CREATE TRIGGER IF NOT EXISTS yx_events_touch_session AFTER INSERT ON yx_events
+        BEGIN
+          UPDATE yx_sessions SET revision = NEW.seq, update_time = NEW.timestamp
+          WHERE sid = NEW.sid;
+        END""",
+        """CREATE VIRTUAL TABLE IF NOT EXISTS yx_memories_fts USING fts5(
+          scope, body, content='yx_memories', content_rowid='mid',
+          tokenize='unicode61 remove_diacritics 0')""",
+        """CREATE TRIGGER IF NOT EXISTS yx_memories_ai AFTER INSERT ON yx_memories BEGIN
+          INSERT INTO yx_memories_fts(rowid, scope, body) VALUES (new.mid, new.scope, new.body);
+        END""",
+        """CREATE TRIGGER IF NOT EXISTS yx_memories_ad AFTER DELETE ON yx_memories BEGIN
+          INSERT INTO yx_memories_fts(yx_memories_fts, rowid, scope, body)
+          VALUES ('delete', old.mid, old.scope, old.body);
+        END""",
+        """CREATE TRIGGER IF NOT EXISTS yx_memories_au AFTER UPDATE OF scope, body ON yx_memories
+        BEGIN
+          INSERT INTO yx_memories_fts(yx_memories_fts, rowid, scope, body)
+          VALUES ('delete', old.mid, old.scope, old.body);
+          INSERT INTO yx_memories_fts(rowid, scope, body) VALUES (new.mid, new.scope, new.body);
+        END""",
+    ],
+    "postgresql": [
+        """CREATE OR REPLACE FUNCTION yx_events_touch_session() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE yx_sessions SET revision = NEW.seq, update_time = NEW.timestamp
+          WHERE sid = NEW.sid;
+          RETURN NULL;
+        END $$""",
+        """CREATE TRIGGER yx_events_touch_session AFTER INSERT ON yx_events
+        FOR EACH ROW EXECUTE FUNCTION yx_events_touch_session()""",
+        """CREATE INDEX IF NOT EXISTS ix_yx_memories_fts ON yx_memories
+        USING GIN (to_tsvector('simple', body))""",
+    ],
+}
+
+
+def _found_version(sync_conn: Connection) -> int | None:
+    if not inspect(sync_conn).has_table(schema_version.name):
+        return None
+    row = sync_conn.execute(
+        schema_version.select().where(schema_version.c.name == _SCHEMA_NAME)
+    ).first()
+    return None if row is None else int(row.version)
+
+
+async def ensure_schema(engine: AsyncEngine, backend: Backend, pg_schema: str | None) -> None:
+    """Creates the schema on a fresh database, or checks its version.
+
+    ``pg_schema`` (PostgreSQL only) is created if missing; the engine already
+    puts it first on the ``search_path``.
+    """
+    async with engine.connect() as conn:
+        if backend == "sqlite":
+            # DDL is transactional in SQLite; IMMEDIATE takes the write lock up
+            # front so a second process waits here instead of racing create_all.
+            await conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")
+            if pg_schema:
+                await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"')
+        found = await conn.run_sync(_found_version)
+        if found is None:
+            await conn.run_sync(metadata.create_all)
+            for statement in _EXTRA_DDL[backend]:
+                await conn.exec_driver_sql(statement)
+            await conn.execute(
+                schema_version.insert().values(name=_SCHEMA_NAME, version=SCHEMA_VERSION)
+            )
+        elif found != SCHEMA_VERSION:
+            await conn.rollback()
+            raise SchemaVersionError(expected=SCHEMA_VERSION, found=found)
+        await conn.commit()

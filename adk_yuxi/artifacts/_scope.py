@@ -1,0 +1,53 @@
+"""Artifact keys and version records of SqlArtifactService.
+
+A name starting with ``user:``, or any name saved without a session, is
+user-scoped: it is stored with scope ``''`` under its ``user:`` name, so every
+session of the user sees it and a listed name loads as written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from google.adk.artifacts import artifact_util
+from google.adk.artifacts.base_artifact_service import ArtifactVersion
+
+from .._sql.errors import InvalidNameError
+from .._sql.names import check_app_name, check_artifact_name, check_id
+
+USER_PREFIX = "user:"
+
+
+def artifact_key(
+    app_name: str, user_id: str, filename: str, session_id: str | None
+) -> dict[str, Any]:
+    """The row key of an artifact; user-scoped names always carry ``user:``."""
+    name = check_artifact_name(filename)
+    if name.startswith(USER_PREFIX):
+        if not name[len(USER_PREFIX) :].strip():
+            raise InvalidNameError(f"Invalid artifact name {filename!r}: empty after 'user:'.")
+        scope = ""
+    elif session_id is None:
+        scope, name = "", USER_PREFIX + name
+    else:
+        scope = check_id(session_id, "session id")
+    return {
+        "app": check_app_name(app_name),
+        "user": check_id(user_id, "user id"),
+        "scope": scope,
+        "name": name,
+    }
+
+
+def artifact_version(key: dict[str, Any], row: Any) -> ArtifactVersion:
+    version, mime_type, meta, create_time = row
+    return ArtifactVersion(
+        version=int(version),
+        canonical_uri=artifact_util.get_artifact_uri(
+            key["app"], key["user"], key["name"], int(version), key["scope"] or None
+        ),
+        custom_metadata=json.loads(meta) if meta else {},
+        create_time=float(create_time),
+        mime_type=mime_type,
+    )

@@ -1,0 +1,385 @@
+"""ADK artifact service: metadata in the platform database, bytes in blob files.
+
+Versions are numbered from 0 per (app, user, scope, name) by the database
+(``INSERT ... SELECT MAX(version) + 1`` under the primary key), so concurrent
+saves of one name in any number of processes get distinct versions; on
+PostgreSQL a save that loses the race retries. User-scoped artifacts (a
+``user:`` name, or any name saved without a session) are stored and listed
+under their ``user:`` name, so a listed name always loads as written.
+
+A save writes the payload file first, then the version row and the blob's
+reference count in one transaction; a delete drops the rows and, when a blob's
+count reaches zero, removes the file before that transaction commits. A save
+re-checks its file after commit and rewrites it if a concurrent delete removed
+it in between, so a committed version always has its bytes. Nothing is written
+to the database for a payload that is too large or malformed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from google.adk.artifacts import artifact_util
+from google.adk.artifacts.base_artifact_service import (
+    ArtifactVersion,
+    BaseArtifactService,
+    ensure_part,
+)
+from google.genai import types
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .._sql.errors import (
+    ArtifactTooLargeError,
+    InvalidArtifactError,
+    YuxiStorageError,
+)
+from .._sql.jsonstate import dumps, json_safe
+from .._sql.names import check_app_name, check_id
+from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
+from ._blobs import BlobStore
+from ._scope import artifact_key, artifact_version
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
+_MAX_REFERENCE_DEPTH = 5
+_SAVE_ATTEMPTS = 20
+# File I/O above this size runs in a worker thread to keep the event loop free.
+_THREAD_THRESHOLD = 256 * 1024
+_KEY = "app_name = :app AND user_id = :user AND scope = :scope AND filename = :name"
+_META = "version, mime_type, custom_metadata, create_time"
+
+
+def _is_tombstone(mime_type: str | None, size: int, display_name: str | None) -> bool:
+    # ADK's session rewind saves an empty octet-stream part to mean "absent".
+    return mime_type == "application/octet-stream" and size == 0 and display_name is None
+
+
+class SqlArtifactService(BaseArtifactService):
+    """Versioned artifacts with metadata in SQL and payloads stored by digest.
+
+    Args:
+      db: An SQLAlchemy async URL or an existing ``AsyncEngine``.
+      blob_dir: Directory for payload files. Defaults to ``<db file>.blobs`` on
+        SQLite and ``.yuxi/blobs`` on PostgreSQL; processes sharing a database
+        must share this directory.
+      max_artifact_bytes: Saves above this size raise ``ArtifactTooLargeError``.
+      **engine_kwargs: Passed to ``create_async_engine`` when ``db`` is a URL.
+    """
+
+    def __init__(
+        self,
+        db: str | URL | AsyncEngine | SqlStore,
+        *,
+        blob_dir: str | Path | None = None,
+        max_artifact_bytes: int | None = None,
+        **engine_kwargs: Any,
+    ) -> None:
+        self._store, self._owns_store = make_store(db, **engine_kwargs)
+        if max_artifact_bytes is None:
+            max_artifact_bytes = int(
+                self._store.options.get("max_artifact_bytes", DEFAULT_MAX_ARTIFACT_BYTES)
+            )
+        if max_artifact_bytes < 1:
+            raise ValueError("max_artifact_bytes must be at least 1.")
+        self.max_artifact_bytes = max_artifact_bytes
+        root = Path(blob_dir) if blob_dir is not None else self._store.default_blob_dir()
+        self._blobs = BlobStore(root)
+
+    async def close(self) -> None:
+        """Releases connections (and the engine, if this service created it)."""
+        if self._owns_store:
+            await self._store.close()
+
+    async def _io(self, size: int, func: Any, *args: Any) -> Any:
+        if size > _THREAD_THRESHOLD:
+            return await asyncio.to_thread(func, *args)
+        return func(*args)
+
+    # --- save -----------------------------------------------------------------
+
+    async def save_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        artifact: types.Part | dict[str, Any],
+        session_id: str | None = None,
+        custom_metadata: dict[str, Any] | None = None,
+    ) -> int:
+        key = artifact_key(app_name, user_id, filename, session_id)
+        part = ensure_part(artifact)
+        row: dict[str, Any] = {
+            **key,
+            "display": None,
+            "digest": None,
+            "size": 0,
+            "part": None,
+            "meta": dumps(json_safe(custom_metadata or {})),
+            "ts": time.time(),
+        }
+        if part.inline_data is not None:
+            data = part.inline_data.data
+            if data is None:
+                raise InvalidArtifactError(f"Artifact {filename!r} has inline_data without data.")
+            if len(data) > self.max_artifact_bytes:
+                raise ArtifactTooLargeError(
+                    filename=filename, size=len(data), limit=self.max_artifact_bytes
+                )
+            row.update(kind="inline", mime=part.inline_data.mime_type or "application/octet-stream")
+            row["display"] = part.inline_data.display_name
+            row["digest"], row["size"] = await self._io(len(data), self._blobs.write_bytes, data)
+        elif part.text is not None:
+            row.update(kind="text", mime="text/plain")
+            row["digest"], row["size"] = await self._io(
+                len(part.text), self._write_text, part.text, filename
+            )
+        elif part.file_data is not None:
+            self._check_reference(part, key, session_id)
+            row.update(kind="file", mime=part.file_data.mime_type)
+            row["part"] = part.model_dump_json(exclude_none=True)
+        else:
+            raise InvalidArtifactError(
+                f"Artifact {filename!r} has no inline_data, text or file_data to store."
+            )
+        version = await self._insert_version(row)
+        if row["digest"] is not None:
+            await self._io(row["size"], self._restore_if_missing, row["digest"], part)
+        return version
+
+    def _write_text(self, text: str, filename: str) -> tuple[str, int]:
+        return self._blobs.write_text(text, limit=self.max_artifact_bytes, filename=filename)
+
+    def _restore_if_missing(self, digest: str, part: types.Part) -> None:
+        if self._blobs.path(digest).exists():
+            return
+        if part.inline_data is not None and part.inline_data.data is not None:
+            self._blobs.write_bytes(part.inline_data.data)
+        elif part.text is not None:
+            self._write_text(part.text, "")
+
+    def _check_reference(
+        self, part: types.Part, key: dict[str, Any], session_id: str | None
+    ) -> None:
+        if not artifact_util.is_artifact_ref(part):
+            return
+        uri = part.file_data.file_uri if part.file_data else None
+        parsed = artifact_util.parse_artifact_uri(uri or "")
+        if parsed is None:
+            raise InvalidArtifactError(f"Invalid artifact reference URI: {uri!r}.")
+        artifact_util.validate_artifact_reference_scope(
+            app_name=key["app"], user_id=key["user"], session_id=session_id, parsed_uri=parsed
+        )
+
+    async def _insert_version(self, row: dict[str, Any]) -> int:
+        for _ in range(_SAVE_ATTEMPTS):
+            try:
+                async with self._store.write() as tx:
+                    if row["digest"] is not None:
+                        await tx.execute(
+                            "INSERT INTO yx_artifact_blobs (digest, size, refs)"
+                            " VALUES (:digest, :size, 1) ON CONFLICT (digest)"
+                            " DO UPDATE SET refs = yx_artifact_blobs.refs + 1",
+                            row,
+                        )
+                    result = await tx.fetchone(
+                        "INSERT INTO yx_artifact_versions (app_name, user_id, scope, filename,"
+                        " version, kind, mime_type, display_name, digest, size, part,"
+                        " custom_metadata, create_time)"
+                        " SELECT CAST(:app AS TEXT), CAST(:user AS TEXT), CAST(:scope AS TEXT),"
+                        " CAST(:name AS TEXT), COALESCE(MAX(version) + 1, 0),"
+                        " CAST(:kind AS TEXT), CAST(:mime AS TEXT), CAST(:display AS TEXT),"
+                        " CAST(:digest AS TEXT), CAST(:size AS BIGINT), CAST(:part AS TEXT),"
+                        " CAST(:meta AS TEXT), CAST(:ts AS DOUBLE PRECISION)"
+                        f" FROM yx_artifact_versions WHERE {_KEY} RETURNING version",
+                        row,
+                    )
+                assert result is not None
+                return int(result[0])
+            except IntegrityViolation:
+                # PostgreSQL: a concurrent save took the same version; try again.
+                await asyncio.sleep(0.005)
+        raise YuxiStorageError(
+            f"Could not allocate a version for artifact {row['name']!r} after"
+            f" {_SAVE_ATTEMPTS} attempts under heavy contention."
+        )
+
+    # --- load -----------------------------------------------------------------
+
+    async def load_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+        version: int | None = None,
+    ) -> types.Part | None:
+        return await self._load(app_name, user_id, filename, session_id, version, 0)
+
+    async def _load(
+        self,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None,
+        version: int | None,
+        depth: int,
+    ) -> types.Part | None:
+        key = artifact_key(app_name, user_id, filename, session_id)
+        async with self._store.read() as tx:
+            row = await self._version_row(
+                tx, key, version, "kind, mime_type, display_name, digest, size, part"
+            )
+        if row is None:
+            return None
+        kind, mime_type, display_name, digest, size, part_json = row
+        if kind == "file":
+            part = types.Part.model_validate_json(part_json)
+            if not artifact_util.is_artifact_ref(part):
+                return part
+            target = artifact_util.resolve_artifact_reference(
+                file_uri=str(part.file_data.file_uri if part.file_data else ""),
+                app_name=key["app"],
+                user_id=key["user"],
+                session_id=session_id,
+                remaining_depth=_MAX_REFERENCE_DEPTH - depth,
+            )
+            return await self._load(
+                target.app_name,
+                target.user_id,
+                target.filename,
+                target.session_id,
+                target.version,
+                depth + 1,
+            )
+        if kind == "text":
+            text = await self._io(int(size), self._blobs.read_text, digest)
+            if text is None:
+                raise self._missing(key, digest)
+            return types.Part(text=text)
+        if _is_tombstone(mime_type, int(size), display_name):
+            return None
+        data = await self._io(int(size), self._blobs.read_bytes, digest)
+        if data is None:
+            raise self._missing(key, digest)
+        return types.Part(
+            inline_data=types.Blob(mime_type=mime_type, data=data, display_name=display_name)
+        )
+
+    def _missing(self, key: dict[str, Any], digest: str) -> YuxiStorageError:
+        return YuxiStorageError(
+            f"Payload of artifact {key['name']!r} is missing from {self._blobs.root}"
+            f" (blob {digest}); the blob directory does not match the database."
+        )
+
+    async def _version_row(
+        self, tx: Tx, key: dict[str, Any], version: int | None, columns: str
+    ) -> Any:
+        if version is None:
+            return await tx.fetchone(
+                f"SELECT {columns} FROM yx_artifact_versions WHERE {_KEY}"
+                " ORDER BY version DESC LIMIT 1",
+                key,
+            )
+        return await tx.fetchone(
+            f"SELECT {columns} FROM yx_artifact_versions WHERE {_KEY} AND version = :version",
+            {**key, "version": int(version)},
+        )
+
+    # --- list / delete / metadata ---------------------------------------------
+
+    async def list_artifact_keys(
+        self, *, app_name: str, user_id: str, session_id: str | None = None
+    ) -> list[str]:
+        params = {
+            "app": check_app_name(app_name),
+            "user": check_id(user_id, "user id"),
+            "scope": check_id(session_id, "session id") if session_id is not None else "",
+        }
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT DISTINCT filename FROM yx_artifact_versions WHERE app_name = :app"
+                " AND user_id = :user AND (scope = '' OR scope = :scope) ORDER BY filename",
+                params,
+            )
+        return [row[0] for row in rows]
+
+    async def delete_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+    ) -> None:
+        key = artifact_key(app_name, user_id, filename, session_id)
+        async with self._store.write() as tx:
+            rows = await tx.fetchall(
+                f"DELETE FROM yx_artifact_versions WHERE {_KEY} RETURNING digest", key
+            )
+            counts = Counter(row[0] for row in rows if row[0] is not None)
+            for digest, count in counts.items():
+                gone = await tx.fetchall(
+                    "UPDATE yx_artifact_blobs SET refs = refs - :count WHERE digest = :digest"
+                    " RETURNING refs",
+                    {"count": count, "digest": digest},
+                )
+                if gone and int(gone[0][0]) <= 0:
+                    await tx.execute(
+                        "DELETE FROM yx_artifact_blobs WHERE digest = :digest", {"digest": digest}
+                    )
+                    # Removed before commit: a concurrent save of the same bytes is
+                    # blocked on this row and restores the file after it commits.
+                    self._blobs.remove(digest)
+
+    async def list_versions(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+    ) -> list[int]:
+        key = artifact_key(app_name, user_id, filename, session_id)
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT version FROM yx_artifact_versions WHERE {_KEY} ORDER BY version", key
+            )
+        return [int(row[0]) for row in rows]
+
+    async def list_artifact_versions(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+    ) -> list[ArtifactVersion]:
+        key = artifact_key(app_name, user_id, filename, session_id)
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_META} FROM yx_artifact_versions WHERE {_KEY} ORDER BY version", key
+            )
+        return [artifact_version(key, row) for row in rows]
+
+    async def get_artifact_version(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+        version: int | None = None,
+    ) -> ArtifactVersion | None:
+        key = artifact_key(app_name, user_id, filename, session_id)
+        async with self._store.read() as tx:
+            row = await self._version_row(tx, key, version, _META)
+        return None if row is None else artifact_version(key, row)

@@ -1,0 +1,261 @@
+"""ADK memory service on the platform database, with ranked full-text search.
+
+Each memory is one ``yx_memories`` row keyed by (app, user, memory id); a memory
+made from an event uses the event id, so ingesting a session twice adds nothing
+(``ON CONFLICT DO NOTHING``). Deleting leaves a tombstone with its content
+cleared, so re-ingesting the session later does not resurrect the memory; an
+explicit ``add_memory`` with the same id does. Search is scoped to (app, user)
+inside the full-text query itself and ranked by the backend (see ``_tokens``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from google.adk.events.event import Event
+from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
+from google.adk.memory.memory_entry import MemoryEntry
+from google.adk.sessions.session import Session
+from google.genai import types
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .._sql.jsonstate import dumps, json_safe
+from .._sql.names import check_app_name, check_id
+from .._sql.store import SqlStore, Tx, make_store
+from ._tokens import index_tokens, query_tokens, scope_token
+
+_COLUMNS = (
+    "app_name, user_id, memory_id, session_id, event_id, author, timestamp, content,"
+    " custom_metadata, scope, body, deleted"
+)
+_VALUES = (
+    ":app, :user, :memory_id, :session_id, :event_id, :author, :ts, :content, :meta, :scope,"
+    " :body, :deleted"
+)
+_SELECT = (
+    "m.memory_id, m.session_id, m.event_id, m.author, m.timestamp, m.content, m.custom_metadata"
+)
+
+
+def _text_of(content: types.Content | None) -> str:
+    if content is None or not content.parts:
+        return ""
+    return " ".join(p.text for p in content.parts if p.text and not p.thought).strip()
+
+
+def _event_memory_id(event: Event, content_json: str) -> str:
+    if event.id:
+        return event.id
+    payload = f"{event.author}:{event.timestamp}:{content_json}".encode()
+    return hashlib.sha256(payload).hexdigest()[:32]
+
+
+def _timestamp_of(entry: MemoryEntry) -> float:
+    if entry.timestamp:
+        try:
+            return datetime.fromisoformat(entry.timestamp).timestamp()
+        except ValueError:
+            pass
+    return time.time()
+
+
+class SqlMemoryService(BaseMemoryService):
+    """Long-term memory in one SQL database, searchable in English and Chinese.
+
+    Args:
+      db: An SQLAlchemy async URL or an existing ``AsyncEngine`` (see
+        ``SqlSessionService``).
+      max_results: The most memories one search returns.
+      **engine_kwargs: Passed to ``create_async_engine`` when ``db`` is a URL.
+    """
+
+    def __init__(
+        self,
+        db: str | URL | AsyncEngine | SqlStore,
+        *,
+        max_results: int = 10,
+        **engine_kwargs: Any,
+    ) -> None:
+        if max_results < 1:
+            raise ValueError("max_results must be at least 1.")
+        self._store, self._owns_store = make_store(db, **engine_kwargs)
+        self._max_results = max_results
+
+    async def close(self) -> None:
+        """Releases connections (and the engine, if this service created it)."""
+        if self._owns_store:
+            await self._store.close()
+
+    async def add_session_to_memory(self, session: Session) -> None:
+        await self.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            events=session.events,
+            session_id=session.id,
+        )
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        app_name = check_app_name(app_name)
+        user_id = check_id(user_id, "user id")
+        session_id = check_id(session_id, "session id") if session_id else None
+        meta = dumps(json_safe(custom_metadata or {}))
+        scope = scope_token(app_name, user_id)
+        rows = []
+        for event in events:
+            text = _text_of(event.content)
+            if not text or event.content is None:
+                continue
+            content_json = event.content.model_dump_json(exclude_none=True)
+            rows.append(
+                {
+                    "app": app_name,
+                    "user": user_id,
+                    "memory_id": _event_memory_id(event, content_json),
+                    "session_id": session_id,
+                    "event_id": event.id or None,
+                    "author": event.author or None,
+                    "ts": float(event.timestamp),
+                    "content": content_json,
+                    "meta": meta,
+                    "scope": scope,
+                    "body": index_tokens(text),
+                    "deleted": False,
+                }
+            )
+        if not rows:
+            return
+        async with self._store.write() as tx:
+            await tx.executemany(
+                f"INSERT INTO yx_memories ({_COLUMNS}) VALUES ({_VALUES})"
+                " ON CONFLICT (app_name, user_id, memory_id) DO NOTHING",
+                rows,
+            )
+
+    async def add_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Adds or replaces explicit memories; an entry without an id gets one."""
+        app_name = check_app_name(app_name)
+        user_id = check_id(user_id, "user id")
+        scope = scope_token(app_name, user_id)
+        rows = []
+        for entry in memories:
+            meta = json_safe({**dict(custom_metadata or {}), **entry.custom_metadata})
+            rows.append(
+                {
+                    "app": app_name,
+                    "user": user_id,
+                    "memory_id": entry.id or uuid.uuid4().hex,
+                    "session_id": None,
+                    "event_id": None,
+                    "author": entry.author,
+                    "ts": _timestamp_of(entry),
+                    "content": entry.content.model_dump_json(exclude_none=True),
+                    "meta": dumps(meta),
+                    "scope": scope,
+                    "body": index_tokens(_text_of(entry.content)),
+                    "deleted": False,
+                }
+            )
+        if not rows:
+            return
+        async with self._store.write() as tx:
+            await tx.executemany(
+                f"INSERT INTO yx_memories ({_COLUMNS}) VALUES ({_VALUES})"
+                " ON CONFLICT (app_name, user_id, memory_id) DO UPDATE SET"
+                " author = excluded.author, timestamp = excluded.timestamp,"
+                " content = excluded.content, custom_metadata = excluded.custom_metadata,"
+                " body = excluded.body, deleted = excluded.deleted",
+                rows,
+            )
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Deletes one memory; an unknown id is a no-op, as in ADK's services."""
+        app_name = check_app_name(app_name)
+        user_id = check_id(user_id, "user id")
+        if not memory_id:
+            return
+        async with self._store.write() as tx:
+            await tx.execute(
+                "UPDATE yx_memories SET deleted = :deleted, content = '', body = ''"
+                " WHERE app_name = :app AND user_id = :user AND memory_id = :memory_id",
+                {"deleted": True, "app": app_name, "user": user_id, "memory_id": memory_id},
+            )
+
+    async def search_memory(
+        self, *, app_name: str, user_id: str, query: str
+    ) -> SearchMemoryResponse:
+        app_name = check_app_name(app_name)
+        user_id = check_id(user_id, "user id")
+        tokens = query_tokens(query or "")
+        if not tokens:
+            return SearchMemoryResponse()
+        params: dict[str, Any] = {
+            "app": app_name,
+            "user": user_id,
+            "deleted": False,
+            "limit": self._max_results,
+        }
+        async with self._store.read() as tx:
+            rows = await self._search(tx, tokens, params)
+        return SearchMemoryResponse(memories=[self._entry(row) for row in rows])
+
+    async def _search(self, tx: Tx, tokens: list[str], params: dict[str, Any]) -> list[Any]:
+        if tx.backend == "postgresql":
+            params["q"] = " | ".join(f"'{token}'" for token in tokens)
+            return await tx.fetchall(
+                f"SELECT {_SELECT} FROM yx_memories m, to_tsquery('simple', :q) query"
+                " WHERE m.app_name = :app AND m.user_id = :user AND m.deleted = :deleted"
+                " AND to_tsvector('simple', m.body) @@ query"
+                " ORDER BY ts_rank(to_tsvector('simple', m.body), query) DESC,"
+                " m.timestamp DESC LIMIT :limit",
+                params,
+            )
+        terms = " OR ".join(f'"{token}"' for token in tokens)
+        params["q"] = f'scope : "{scope_token(params["app"], params["user"])}" AND body : ({terms})'
+        return await tx.fetchall(
+            f"SELECT {_SELECT} FROM yx_memories_fts JOIN yx_memories m"
+            " ON m.mid = yx_memories_fts.rowid"
+            " WHERE yx_memories_fts MATCH :q AND m.app_name = :app AND m.user_id = :user"
+            " AND m.deleted = :deleted"
+            " ORDER BY bm25(yx_memories_fts, 0.0, 1.0), m.timestamp DESC LIMIT :limit",
+            params,
+        )
+
+    @staticmethod
+    def _entry(row: Any) -> MemoryEntry:
+        memory_id, session_id, event_id, author, timestamp, content, meta = row
+        custom = json.loads(meta) if meta else {}
+        if session_id:
+            custom.setdefault("session_id", session_id)
+        if event_id:
+            custom.setdefault("event_id", event_id)
+        return MemoryEntry(
+            id=memory_id,
+            content=types.Content.model_validate_json(content),
+            author=author,
+            timestamp=datetime.fromtimestamp(float(timestamp)).isoformat(),
+            custom_metadata=custom,
+        )

@@ -1,0 +1,383 @@
+"""ADK session service on SQLite or PostgreSQL, built for many fast appends.
+
+Layout: one ``yx_sessions`` row per session (its own state as a JSON object and a
+``revision``), one ``yx_events`` row per event (the event as ADK's JSON, plus the
+indexed columns ``sid, seq, timestamp``), and shared ``yx_app_states`` /
+``yx_user_states`` rows for ``app:`` and ``user:`` keys.
+
+Concurrency policy: optimistic, like ADK's own SQL services. A ``Session`` handed
+out by this service remembers the row id and revision it was read at (in ADK's
+``Session._storage_update_marker``). An append inserts its event only if the
+stored revision still equals that one, and the ``yx_events`` trigger moves the
+revision forward in the same statement. A writer holding an older copy therefore
+gets ``StaleSessionError`` (ours subclasses ADK's) and must reload the session
+and retry; nothing it sent is half-applied. We raise rather than merge because
+the Runner keeps working on the Session object it holds: silently merging would
+let a model answer from a history that lacks the other writer's events. The
+Runner's normal use (one in-memory Session per invocation, ``adk web`` reloading
+it for every request) never sees the error.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from google.adk.events.event import Event
+from google.adk.sessions.base_session_service import (
+    BaseSessionService,
+    GetSessionConfig,
+    ListSessionsResponse,
+)
+from google.adk.sessions.session import Session
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .._sql import jsonstate as js
+from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
+from .._sql.names import check_app_name, check_id
+from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
+from ._paging import SessionPage, decode_token, encode_token
+from ._rows import (
+    INSERT_EVENT,
+    KEY,
+    SESSION_ROW,
+    NotAppended,
+    decode_events,
+    marker,
+    parse_marker,
+)
+
+
+class SqlSessionService(BaseSessionService):
+    """Sessions in one SQL database, safe for many processes writing at once.
+
+    Args:
+      db: An SQLAlchemy async URL (``sqlite+aiosqlite:///app.db``,
+        ``postgresql+asyncpg://user@host/db``; ``sqlite://``, ``postgresql://`` and
+        the ``yuxi+`` CLI schemes are accepted too) or an existing ``AsyncEngine``.
+      **engine_kwargs: Passed to ``create_async_engine`` when ``db`` is a URL.
+    """
+
+    def __init__(self, db: str | URL | AsyncEngine | SqlStore, **engine_kwargs: Any) -> None:
+        self._store, self._owns_store = make_store(db, **engine_kwargs)
+
+    async def close(self) -> None:
+        """Releases connections (and the engine, if this service created it)."""
+        if self._owns_store:
+            await self._store.close()
+
+    async def __aenter__(self) -> SqlSessionService:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # --- create / get / list / delete ----------------------------------------
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        app_name = check_app_name(app_name)
+        user_id = check_id(user_id, "user id")
+        session_id = check_id(session_id, "session id") if session_id else str(uuid.uuid4())
+        app_delta, user_delta, session_state = js.split_state(state)
+        now = time.time()
+        params = {"app": app_name, "user": user_id, "sid": session_id}
+        try:
+            async with self._store.write() as tx:
+                await tx.execute(
+                    "INSERT INTO yx_sessions (app_name, user_id, session_id, state, revision,"
+                    f" create_time, update_time) VALUES (:app, :user, :sid,"
+                    f" {js.json_param(tx, 'state')}, 0, :now, :now)",
+                    {**params, "state": js.dumps(session_state), "now": now},
+                )
+                await js.upsert_scoped_state(
+                    tx, "yx_app_states", {"app_name": app_name}, app_delta, now
+                )
+                await js.upsert_scoped_state(
+                    tx,
+                    "yx_user_states",
+                    {"app_name": app_name, "user_id": user_id},
+                    user_delta,
+                    now,
+                )
+                row = await tx.fetchone(SESSION_ROW, params)
+        except IntegrityViolation as exc:
+            raise SessionExistsError(
+                f"Session {session_id!r} already exists for app {app_name!r} and user {user_id!r}."
+            ) from exc
+        assert row is not None
+        return self._to_session(app_name, user_id, session_id, row, [])
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        app_name = check_app_name(app_name)
+        user_id = check_id(user_id, "user id")
+        session_id = check_id(session_id, "session id")
+        params = {"app": app_name, "user": user_id, "sid": session_id}
+        async with self._store.read() as tx:
+            row = await tx.fetchone(SESSION_ROW, params)
+            if row is None:
+                return None
+            rows = await self._event_rows(tx, row[0], row[2], config)
+        return self._to_session(app_name, user_id, session_id, row, decode_events(rows))
+
+    async def _event_rows(
+        self, tx: Tx, row_id: int, revision: int, config: GetSessionConfig | None
+    ) -> list[Any]:
+        """Fetches event JSON, with the config's filters done by the database.
+
+        Bounding by ``seq <= revision`` pins the events to the state read in the
+        same call, even when a concurrent append lands in between.
+        """
+        limit = config.num_recent_events if config else None
+        after = config.after_timestamp if config else None
+        if limit == 0:
+            return []
+        sql = "SELECT data FROM yx_events WHERE sid = :row AND seq <= :rev"
+        params: dict[str, Any] = {"row": row_id, "rev": revision}
+        if after is not None:
+            sql += " AND timestamp >= :after"
+            params["after"] = after
+        if limit is None:
+            return await tx.fetchall(sql + " ORDER BY seq", params)
+        params["limit"] = limit
+        rows = await tx.fetchall(sql + " ORDER BY seq DESC LIMIT :limit", params)
+        rows.reverse()
+        return rows
+
+    def _to_session(
+        self, app_name: str, user_id: str, session_id: str, row: Any, events: list[Event]
+    ) -> Session:
+        row_id, state, revision, update_time, app_state, user_state = row
+        session = Session(
+            id=session_id,
+            app_name=app_name,
+            user_id=user_id,
+            state=js.merged_state(js.loads(app_state), js.loads(user_state), js.loads(state)),
+            events=events,
+            last_update_time=float(update_time),
+        )
+        session._storage_update_marker = marker(int(row_id), int(revision))
+        return session
+
+    async def list_sessions(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """All sessions (without events), oldest update first, as ADK orders them."""
+        sessions, _ = await self._list(app_name, user_id, None, None)
+        return ListSessionsResponse(sessions=sessions)
+
+    async def list_sessions_page(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        page_size: int = 100,
+        page_token: str | None = None,
+    ) -> SessionPage:
+        """One page of ``list_sessions``; pass ``next_page_token`` back for the next."""
+        if page_size < 1:
+            raise ValueError("page_size must be at least 1.")
+        after = decode_token(page_token) if page_token else None
+        sessions, more = await self._list(app_name, user_id, page_size, after)
+        token = None
+        if more and sessions:
+            last = sessions[-1]
+            token = encode_token((last.last_update_time, last.user_id, last.id))
+        return SessionPage(sessions=sessions, next_page_token=token)
+
+    async def _list(
+        self,
+        app_name: str,
+        user_id: str | None,
+        page_size: int | None,
+        after: tuple[float, str, str] | None,
+    ) -> tuple[list[Session], bool]:
+        app_name = check_app_name(app_name)
+        params: dict[str, Any] = {"app": app_name}
+        where = "app_name = :app"
+        if user_id is not None:
+            params["user"] = check_id(user_id, "user id")
+            where += " AND user_id = :user"
+        if after is not None:
+            params.update(at=after[0], au=after[1], asid=after[2])
+            where += (
+                " AND (update_time > :at OR (update_time = :at AND (user_id > :au"
+                " OR (user_id = :au AND session_id > :asid))))"
+            )
+        sql = (
+            "SELECT sid, user_id, session_id, state, revision, update_time FROM yx_sessions"
+            f" WHERE {where} ORDER BY update_time, user_id, session_id"
+        )
+        if page_size is not None:
+            sql += " LIMIT :limit"
+            params["limit"] = page_size + 1
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(sql, params)
+            more = page_size is not None and len(rows) > page_size
+            rows = rows[:page_size] if page_size is not None else rows
+            app_row = await tx.fetchone(
+                "SELECT state FROM yx_app_states WHERE app_name = :app", {"app": app_name}
+            )
+            user_sql = "SELECT user_id, state FROM yx_user_states WHERE app_name = :app"
+            if user_id is not None:
+                user_sql += " AND user_id = :user"
+            user_rows = await tx.fetchall(user_sql, params)
+        app_state = js.loads(app_row[0]) if app_row else {}
+        user_states = {uid: js.loads(state) for uid, state in user_rows}
+        sessions = []
+        for row_id, uid, sid, state, revision, update_time in rows:
+            session = Session(
+                id=sid,
+                app_name=app_name,
+                user_id=uid,
+                state=js.merged_state(app_state, user_states.get(uid, {}), js.loads(state)),
+                last_update_time=float(update_time),
+            )
+            session._storage_update_marker = marker(int(row_id), int(revision))
+            sessions.append(session)
+        return sessions, more
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Deletes the session and its events; deleting a missing session is a no-op."""
+        params = {
+            "app": check_app_name(app_name),
+            "user": check_id(user_id, "user id"),
+            "sid": check_id(session_id, "session id"),
+        }
+        async with self._store.write() as tx:
+            # Explicit, so a caller's engine without foreign keys on still cleans up.
+            await tx.execute(
+                f"DELETE FROM yx_events WHERE sid IN (SELECT sid FROM yx_sessions WHERE {KEY})",
+                params,
+            )
+            await tx.execute(f"DELETE FROM yx_sessions WHERE {KEY}", params)
+
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        params = {"app": check_app_name(app_name), "user": check_id(user_id, "user id")}
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                "SELECT state FROM yx_user_states WHERE app_name = :app AND user_id = :user",
+                params,
+            )
+        return js.loads(row[0]) if row else {}
+
+    # --- append ---------------------------------------------------------------
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        if event.partial:
+            return event
+        params: dict[str, Any] = {
+            "app": check_app_name(session.app_name),
+            "user": check_id(session.user_id, "user id"),
+            "sid": check_id(session.id, "session id"),
+        }
+        self._apply_temp_state(session, event)
+        event = self._trim_temp_delta_state(event)
+        expected = parse_marker(session._storage_update_marker)
+        if expected is None:
+            expected = await self._adopt_revision(session, params)
+        row_id, revision = expected
+        delta = event.actions.state_delta if event.actions else None
+        app_delta, user_delta, session_delta = js.split_state(delta)
+        params.update(
+            row=row_id,
+            rev=revision,
+            event_id=event.id,
+            invocation_id=event.invocation_id or "",
+            ts=event.timestamp,
+            data=event.model_dump_json(exclude_none=True),
+        )
+        try:
+            if not (app_delta or user_delta or session_delta):
+                # The common case: one autocommitted statement (see INSERT_EVENT).
+                if await self._store.write_one(INSERT_EVENT, params) != 1:
+                    raise NotAppended
+            else:
+                await self._append_with_state(params, app_delta, user_delta, session_delta)
+        except (NotAppended, IntegrityViolation) as exc:
+            raise await self._rejection(params, revision) from exc
+        session._storage_update_marker = marker(row_id, revision + 1)
+        session.last_update_time = event.timestamp
+        return self._commit_event_to_session(session, event)
+
+    async def _append_with_state(
+        self,
+        params: dict[str, Any],
+        app_delta: dict[str, Any],
+        user_delta: dict[str, Any],
+        session_delta: dict[str, Any],
+    ) -> None:
+        """The event insert plus its state merges, in one transaction."""
+        async with self._store.write() as tx:
+            if await tx.execute(INSERT_EVENT, params) != 1:
+                raise NotAppended
+            now = params["ts"]
+            await js.merge_session_state(tx, "sid = :row", {"row": params["row"]}, session_delta)
+            await js.upsert_scoped_state(
+                tx, "yx_app_states", {"app_name": params["app"]}, app_delta, now
+            )
+            await js.upsert_scoped_state(
+                tx,
+                "yx_user_states",
+                {"app_name": params["app"], "user_id": params["user"]},
+                user_delta,
+                now,
+            )
+
+    async def _adopt_revision(self, session: Session, params: dict[str, Any]) -> tuple[int, int]:
+        """The revision for a Session this service did not hand out.
+
+        It is accepted as current only if its last event is the stored last event
+        (or both have none), the same check ADK applies to marker-less sessions.
+        """
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                "SELECT s.sid, s.revision, (SELECT e.event_id FROM yx_events e"
+                " WHERE e.sid = s.sid ORDER BY e.seq DESC LIMIT 1)"
+                " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user"
+                " AND s.session_id = :sid",
+                params,
+            )
+        if row is None:
+            raise self._unknown(params)
+        row_id, revision, last_event_id = row
+        mine = session.events[-1].id if session.events else None
+        if mine != last_event_id:
+            raise StaleSessionWriteError(
+                f"Session {params['sid']!r} has changed in storage since this copy was made;"
+                " reload it with get_session before appending."
+            )
+        return int(row_id), int(revision)
+
+    async def _rejection(self, params: dict[str, Any], revision: int) -> Exception:
+        async with self._store.read() as tx:
+            row = await tx.fetchone(f"SELECT sid, revision FROM yx_sessions WHERE {KEY}", params)
+        if row is None or int(row[0]) != params["row"]:
+            return self._unknown(params)
+        return StaleSessionWriteError(
+            f"Session {params['sid']!r} (app {params['app']!r}, user {params['user']!r}) was"
+            f" modified by another writer: this copy is at revision {revision}, storage is at"
+            f" {int(row[1])}. Reload it with get_session and append again."
+        )
+
+    @staticmethod
+    def _unknown(params: dict[str, Any]) -> UnknownSessionError:
+        return UnknownSessionError(
+            f"Session {params['sid']!r} not found for app {params['app']!r} and user"
+            f" {params['user']!r}; it was never created or has been deleted."
+        )

@@ -1,0 +1,35 @@
+"""Storage for host services: the SQL services in one call, CLI URI schemes, errors."""
+
+from .._sql.errors import (
+    ArtifactTooLargeError,
+    InvalidArtifactError,
+    InvalidNameError,
+    InvalidPageTokenError,
+    SchemaVersionError,
+    SessionExistsError,
+    StaleSessionWriteError,
+    UnknownSessionError,
+    UnsupportedDatabaseUrlError,
+    YuxiStorageError,
+)
+from .._sql.schema import SCHEMA_VERSION
+from ._schemes import SCHEMES, register_service_schemes
+from ._services import YuxiServices, open_services
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SCHEMES",
+    "ArtifactTooLargeError",
+    "InvalidArtifactError",
+    "InvalidNameError",
+    "InvalidPageTokenError",
+    "SchemaVersionError",
+    "SessionExistsError",
+    "StaleSessionWriteError",
+    "UnknownSessionError",
+    "UnsupportedDatabaseUrlError",
+    "YuxiServices",
+    "YuxiStorageError",
+    "open_services",
+    "register_service_schemes",
+]
