@@ -1,6 +1,3 @@
-<<<<<<< HEAD
-"""`adk run agents/assistant` imports `services` from the agent folder itself."""
-=======
 """Registers the yuxi+sqlite:// and yuxi+postgresql:// schemes for `adk run agents/assistant`.
 
 `adk run` imports services.py from the agent folder itself, before building services.
@@ -9,4 +6,3 @@
 from adk_yuxi.storage import register_service_schemes
 
 register_service_schemes()
->>>>>>> sql
