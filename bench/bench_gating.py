@@ -39,7 +39,6 @@ from adk_yuxi.access import (
     ResourceRecord,
     ShareConfig,
     User,
-    create_engine,
 )
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import AgentConfig, AuthorizationPlugin, build_app, compute_visibility
@@ -138,8 +137,8 @@ def _runner_for(make_app: Callable[[BaseLlm], App], turns: int) -> Callable[[], 
 
 
 async def _repository(path: str) -> AccessRepository:
-    repo = AccessRepository(create_engine(f"sqlite+aiosqlite:///{path}"))
-    await repo.create_tables()
+    repo = AccessRepository(f"sqlite+aiosqlite:///{path}")
+    await repo.prepare()
     await repo.save_user(User(id=USER))
     await repo.save_resource(
         ResourceRecord(
@@ -176,7 +175,7 @@ async def measure(turns: int, rounds: int) -> dict[str, float]:
         }
         await timed_rounds(contenders, 1)  # warm-up
         samples = await timed_rounds(contenders, rounds)
-        await repo.engine.dispose()
+        await repo.close()
     return {name: median_rate(values) for name, values in samples.items()}
 
 

@@ -174,6 +174,30 @@ artifact_versions = Table(
     ),
 )
 
+# --- Access control ---------------------------------------------------------------
+
+users = Table(
+    "yx_users",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("name", Text, nullable=False, server_default=text("''")),
+    Column("role", Text, nullable=False),
+    Column("department_id", Text),
+    Column("active", Boolean, nullable=False),
+)
+
+resources = Table(
+    "yx_resources",
+    metadata,
+    Column("kind", Text, nullable=False),
+    Column("id", Text, nullable=False),
+    Column("creator_id", Text, nullable=False),
+    # The share config as JSON text: read and manage scopes (see adk_yuxi.access).
+    Column("share", Text, nullable=False),
+    Column("enabled", Boolean, nullable=False),
+    PrimaryKeyConstraint("kind", "id", name="pk_yx_resources"),
+)
+
 # --- Dialect-specific DDL ---------------------------------------------------------
 
 _EXTRA_DDL: dict[Backend, list[str]] = {

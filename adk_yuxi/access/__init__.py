@@ -9,7 +9,6 @@ from ._models import ResourceKind, ResourceRecord, Role, Scope, ShareConfig, Use
 from ._policy import can_manage, can_read
 from ._principal import Principal
 from ._repository import AccessRepository
-from ._tables import create_engine
 
 __all__ = [
     "AccessError",
@@ -26,5 +25,4 @@ __all__ = [
     "User",
     "can_manage",
     "can_read",
-    "create_engine",
 ]

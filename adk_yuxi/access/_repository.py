@@ -1,84 +1,108 @@
-"""The access repository: users and resource share configs in SQL.
+"""The access repository: users and resource share configs in the platform database.
 
-Every write validates first and runs in one transaction, so a refused write changes
-nothing. Reads return detached values, never live rows. `execution_denial` is the cheap
-per-call question the authorization plugin asks at every model and tool call.
+It lives in the same database as sessions, memory and artifacts (one schema, one
+version) and can share their `SqlStore`. Every write validates first and runs in one
+transaction, so a refused write changes nothing. `execution_denial` is the cheap
+question the authorization plugin asks at every model and tool call: one indexed query,
+no cache, so a withdrawal is seen by the very next call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .._sql.store import SqlStore, Tx
 from ._errors import NotFoundError, ShareConfigError
 from ._models import ResourceKind, ResourceRecord, Role, ShareConfig, User
 from ._policy import can_read
 from ._principal import Principal
-from ._tables import metadata, resources, users
 
 __all__ = ["AccessRepository"]
 
+_USER_COLUMNS = "id, name, role, department_id, active"
+_RESOURCE_COLUMNS = "kind, id, creator_id, share, enabled"
 
-def _user(row: Any) -> User:
+
+def _user(row: Sequence[Any]) -> User:
+    ident, name, role, department_id, active = row
     return User(
-        id=row.id,
-        name=row.name,
-        role=Role(row.role),
-        department_id=row.department_id,
-        active=bool(row.active),
+        id=ident, name=name, role=Role(role), department_id=department_id, active=bool(active)
     )
 
 
-def _resource(row: Any) -> ResourceRecord:
+def _resource(row: Sequence[Any]) -> ResourceRecord:
+    kind, ident, creator_id, share, enabled = row
     return ResourceRecord(
-        kind=ResourceKind(row.kind),
-        id=row.id,
-        creator_id=row.creator_id,
-        share=ShareConfig.model_validate(row.share),
-        enabled=bool(row.enabled),
+        kind=ResourceKind(kind),
+        id=ident,
+        creator_id=creator_id,
+        share=ShareConfig.model_validate_json(share),
+        enabled=bool(enabled),
     )
 
 
 class AccessRepository:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    """Users and resources, on an SQLAlchemy async URL, engine, or a shared `SqlStore`."""
+
+    def __init__(self, db: str | URL | AsyncEngine | SqlStore, **engine_kwargs: Any) -> None:
+        self._owns_store = not isinstance(db, SqlStore)
+        self._store = db if isinstance(db, SqlStore) else SqlStore(db, **engine_kwargs)
+
+    @property
+    def store(self) -> SqlStore:
+        return self._store
 
     @property
     def engine(self) -> AsyncEngine:
-        return self._engine
+        return self._store.engine
 
-    async def create_tables(self) -> None:
-        async with self._engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
+    async def prepare(self) -> None:
+        """Creates the platform schema on a fresh database, or checks its version."""
+        await self._store.ready()
+
+    async def close(self) -> None:
+        """Releases the connections, if this repository opened the store itself."""
+        if self._owns_store:
+            await self._store.close()
 
     # -- users --------------------------------------------------------------------------
 
     async def save_user(self, user: User) -> User:
-        values = user.model_dump(mode="json")
-        async with self._engine.begin() as conn:
-            found = await conn.execute(sa.select(users.c.id).where(users.c.id == user.id))
-            if found.first() is None:
-                await conn.execute(users.insert().values(**values))
-            else:
-                await conn.execute(users.update().where(users.c.id == user.id).values(**values))
+        params = user.model_dump(mode="json")
+        async with self._store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_users SET name = :name, role = :role,"
+                " department_id = :department_id, active = :active WHERE id = :id",
+                params,
+            )
+            if changed == 0:
+                await tx.execute(
+                    f"INSERT INTO yx_users ({_USER_COLUMNS})"
+                    " VALUES (:id, :name, :role, :department_id, :active)",
+                    params,
+                )
         return user
 
     async def get_user(self, user_id: str) -> User:
-        async with self._engine.connect() as conn:
-            row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_USER_COLUMNS} FROM yx_users WHERE id = :id", {"id": user_id}
+            )
         if row is None:
             raise NotFoundError("user", user_id)
         return _user(row)
 
     async def set_user_active(self, user_id: str, active: bool) -> None:
-        async with self._engine.begin() as conn:
-            result = await conn.execute(
-                users.update().where(users.c.id == user_id).values(active=active)
+        async with self._store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_users SET active = :active WHERE id = :id",
+                {"id": user_id, "active": active},
             )
-            if result.rowcount == 0:
+            if changed == 0:
                 raise NotFoundError("user", user_id)
 
     # -- resources ----------------------------------------------------------------------
@@ -86,47 +110,59 @@ class AccessRepository:
     async def save_resource(self, record: ResourceRecord) -> ResourceRecord:
         """Creates or replaces a resource; raises `ShareConfigError` (and writes nothing)
         when the manage scope is not inside the read scope or the creator is unknown."""
-        async with self._engine.begin() as conn:
-            if await self._department(conn, record.creator_id) is _MISSING:
+        params = {
+            "kind": record.kind.value,
+            "id": record.id,
+            "creator_id": record.creator_id,
+            "share": record.share.model_dump_json(),
+            "enabled": record.enabled,
+        }
+        async with self._store.write() as tx:
+            known = await self._departments(tx, [record.creator_id])
+            if record.creator_id not in known:
                 raise ShareConfigError(f"creator {record.creator_id!r} is not a known user")
-            departments = await self._departments(conn, record.share.manage_scope.ids)
+            departments = await self._departments(tx, record.share.manage_scope.ids)
             record.share.check(departments.get)
-            values = {
-                "kind": record.kind.value,
-                "id": record.id,
-                "creator_id": record.creator_id,
-                "share": record.share.model_dump(mode="json"),
-                "enabled": record.enabled,
-            }
-            where = sa.and_(resources.c.kind == record.kind.value, resources.c.id == record.id)
-            found = await conn.execute(sa.select(resources.c.id).where(where))
-            if found.first() is None:
-                await conn.execute(resources.insert().values(**values))
-            else:
-                await conn.execute(resources.update().where(where).values(**values))
+            changed = await tx.execute(
+                "UPDATE yx_resources SET creator_id = :creator_id, share = :share,"
+                " enabled = :enabled WHERE kind = :kind AND id = :id",
+                params,
+            )
+            if changed == 0:
+                await tx.execute(
+                    f"INSERT INTO yx_resources ({_RESOURCE_COLUMNS})"
+                    " VALUES (:kind, :id, :creator_id, :share, :enabled)",
+                    params,
+                )
         return record
 
     async def get_resource(self, kind: ResourceKind, ident: str) -> ResourceRecord:
-        where = sa.and_(resources.c.kind == kind.value, resources.c.id == ident)
-        async with self._engine.connect() as conn:
-            row = (await conn.execute(sa.select(resources).where(where))).first()
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_RESOURCE_COLUMNS} FROM yx_resources WHERE kind = :kind AND id = :id",
+                {"kind": kind.value, "id": ident},
+            )
         if row is None:
             raise NotFoundError(kind.value, ident)
         return _resource(row)
 
     async def list_resources(self, kind: ResourceKind | None = None) -> list[ResourceRecord]:
-        query = sa.select(resources).order_by(resources.c.kind, resources.c.id)
+        sql = f"SELECT {_RESOURCE_COLUMNS} FROM yx_resources"
+        params: dict[str, Any] = {}
         if kind is not None:
-            query = query.where(resources.c.kind == kind.value)
-        async with self._engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
+            sql += " WHERE kind = :kind"
+            params["kind"] = kind.value
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(sql + " ORDER BY kind, id", params)
         return [_resource(row) for row in rows]
 
     async def set_resource_enabled(self, kind: ResourceKind, ident: str, enabled: bool) -> None:
-        where = sa.and_(resources.c.kind == kind.value, resources.c.id == ident)
-        async with self._engine.begin() as conn:
-            result = await conn.execute(resources.update().where(where).values(enabled=enabled))
-            if result.rowcount == 0:
+        async with self._store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_resources SET enabled = :enabled WHERE kind = :kind AND id = :id",
+                {"kind": kind.value, "id": ident, "enabled": enabled},
+            )
+            if changed == 0:
                 raise NotFoundError(kind.value, ident)
 
     async def share(self, kind: ResourceKind, ident: str, share: ShareConfig) -> ResourceRecord:
@@ -143,39 +179,36 @@ class AccessRepository:
     async def execution_denial(self, user_id: str, agent_id: str) -> str | None:
         """Why `user_id` may no longer run `agent_id`, or None while they still may.
 
-        Two indexed primary-key reads on one connection; no caching, so a change is
-        seen by the very next call. The reason names nothing the user could not see.
+        One query (the user's row joined to the agent's), so a change is seen by the
+        very next call. The reason names nothing the user could not see.
         """
-        where = sa.and_(resources.c.kind == ResourceKind.AGENT.value, resources.c.id == agent_id)
-        async with self._engine.connect() as conn:
-            user_row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
-            agent_row = (await conn.execute(sa.select(resources).where(where))).first()
-        if user_row is None or not user_row.active:
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                "SELECT u.id, u.name, u.role, u.department_id, u.active,"
+                " r.kind, r.id, r.creator_id, r.share, r.enabled"
+                " FROM yx_users u LEFT JOIN yx_resources r"
+                " ON r.kind = :kind AND r.id = :agent WHERE u.id = :user",
+                {"kind": ResourceKind.AGENT.value, "agent": agent_id, "user": user_id},
+            )
+        if row is None or not row[4]:
             return "this user account is disabled"
-        if agent_row is None or not agent_row.enabled:
+        if row[5] is None or not row[9]:
             return "this agent is no longer available"
-        if not can_read(_user(user_row), _resource(agent_row)):
+        if not can_read(_user(row[:5]), _resource(row[5:])):
             return "this user may no longer use this agent"
         return None
 
     # -- helpers ------------------------------------------------------------------------
 
-    async def _department(self, conn: AsyncConnection, user_id: str) -> object:
-        row = (
-            await conn.execute(sa.select(users.c.department_id).where(users.c.id == user_id))
-        ).first()
-        return _MISSING if row is None else row.department_id
-
-    async def _departments(
-        self, conn: AsyncConnection, user_ids: Iterable[str]
-    ) -> dict[str, str | None]:
-        ids = list(user_ids)
+    @staticmethod
+    async def _departments(tx: Tx, user_ids: Iterable[str]) -> dict[str, str | None]:
+        """Department of each known user among `user_ids` (unknown ids are absent)."""
+        ids = sorted(set(user_ids))
         if not ids:
             return {}
-        rows = await conn.execute(
-            sa.select(users.c.id, users.c.department_id).where(users.c.id.in_(ids))
+        names = {f"u{i}": ident for i, ident in enumerate(ids)}
+        placeholders = ", ".join(f":{name}" for name in names)
+        rows = await tx.fetchall(
+            f"SELECT id, department_id FROM yx_users WHERE id IN ({placeholders})", names
         )
-        return {row.id: row.department_id for row in rows}
-
-
-_MISSING = object()
+        return {row[0]: row[1] for row in rows}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import sqlalchemy as sa
 
 from adk_yuxi.access import (
     AccessRepository,
@@ -104,8 +103,6 @@ async def test_user_update_is_an_upsert(repo: AccessRepository) -> None:
     await seed(repo)
     await repo.save_user(User(id="alice", role=Role.ADMIN, department_id="eng"))
     assert (await repo.get_user("alice")).role is Role.ADMIN
-    async with repo.engine.connect() as conn:
-        from adk_yuxi.access._tables import users
-
-        count = (await conn.execute(sa.select(sa.func.count()).select_from(users))).scalar()
-    assert count == 3
+    async with repo.store.read() as tx:
+        row = await tx.fetchone("SELECT count(*) FROM yx_users")
+    assert row is not None and row[0] == 3

@@ -21,7 +21,6 @@ from adk_yuxi.access import (
     Scope,
     ShareConfig,
     User,
-    create_engine,
 )
 from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.testing import ScriptedLlm, call
@@ -35,8 +34,8 @@ CONFIG = AgentConfig(name="helper", tools=("echo", "revoke_me"))
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[tuple[Kit, AccessRepository, Path]]:
     db = tmp_path / "access.db"
-    repo = AccessRepository(create_engine(f"sqlite+aiosqlite:///{db}"))
-    await repo.create_tables()
+    repo = AccessRepository(f"sqlite+aiosqlite:///{db}")
+    await repo.prepare()
     await repo.save_user(User(id="boss", role=Role.ADMIN))
     await repo.save_user(User(id=USER, role=Role.USER, department_id="d1"))
     share = ShareConfig(read_scope=Scope.departments("d1"))
@@ -53,7 +52,7 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[Kit, AccessRepository, Pa
         return {"ok": True}
 
     yield kit, repo, db
-    await repo.engine.dispose()
+    await repo.close()
 
 
 def _revoked(events: list[Any]) -> AgentExecutionRevoked:
@@ -86,7 +85,7 @@ async def test_right_withdrawn_before_a_tool_call_blocks_that_call(
         # while the model is thinking; the write goes straight to the same SQLite file.
         with sqlite3.connect(db) as conn:
             conn.execute(
-                "UPDATE yuxi_resources SET share = ? WHERE kind = 'agent' AND id = 'helper'",
+                "UPDATE yx_resources SET share = ? WHERE kind = 'agent' AND id = 'helper'",
                 (ShareConfig().model_dump_json(),),
             )
         return call("echo", text="too late")
