@@ -1,8 +1,9 @@
 """The offline tour behind `yuxi demo` and `make demo`.
 
-It runs the real assistant agent on ADK's Runner with a SQLite session store, restarts
-the Runner halfway to show that state survives, and prints the transcript. Every tool
-call in it is a real function call emitted by the model and executed by the Runner.
+It runs the real assistant agent on ADK's Runner with adk_yuxi's SQL services on a
+SQLite file, reopens services and Runner halfway to show that state survives, and
+prints the transcript. Every tool call in it is a real function call emitted by the
+model and executed by the Runner.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from pathlib import Path
 
 from google.adk.apps import App
 from google.adk.runners import Runner
-from google.adk.sessions.base_session_service import BaseSessionService
-from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.genai import types
 
+from ..storage import YuxiServices, open_services
 from ._transcript import format_event
 
 __all__ = ["run_tour"]
@@ -36,8 +36,17 @@ def _load_app() -> App:
     return app
 
 
-def _session_service(db_path: Path) -> BaseSessionService:
-    return SqliteSessionService(str(db_path))
+def _services(db_path: Path) -> YuxiServices:
+    return open_services(f"sqlite+aiosqlite:///{db_path}")
+
+
+def _runner(app: App, services: YuxiServices) -> Runner:
+    return Runner(
+        app=app,
+        session_service=services.session_service,
+        memory_service=services.memory_service,
+        artifact_service=services.artifact_service,
+    )
 
 
 async def _converse(
@@ -65,21 +74,21 @@ async def run_tour(db_path: Path, echo: Callable[[str], None] = print) -> None:
     app = _load_app()
 
     echo(f"== Run 1: a new session, stored in {db_path}")
-    service = _session_service(db_path)
-    runner = Runner(app=app, session_service=service)
-    session = await service.create_session(app_name=app.name, user_id=USER_ID)
-    await _converse(runner, session.id, FIRST_RUN, echo)
-    await runner.close()
+    async with _services(db_path) as services:
+        runner = _runner(app, services)
+        first = await services.session_service.create_session(app_name=app.name, user_id=USER_ID)
+        await _converse(runner, first.id, FIRST_RUN, echo)
+        await runner.close()
 
-    echo("== Run 2: a new Runner and service on the same file, a new session")
-    service = _session_service(db_path)
-    runner = Runner(app=app, session_service=service)
-    second = await service.create_session(app_name=app.name, user_id=USER_ID)
-    await _converse(runner, second.id, AFTER_RESTART, echo)
-    await runner.close()
-
-    stored = await service.get_session(app_name=app.name, user_id=USER_ID, session_id=session.id)
-    listed = await service.list_sessions(app_name=app.name, user_id=USER_ID)
+    echo("== Run 2: new services and Runner on the same file, a new session")
+    async with _services(db_path) as services:
+        sessions = services.session_service
+        runner = _runner(app, services)
+        second = await sessions.create_session(app_name=app.name, user_id=USER_ID)
+        await _converse(runner, second.id, AFTER_RESTART, echo)
+        await runner.close()
+        stored = await sessions.get_session(app_name=app.name, user_id=USER_ID, session_id=first.id)
+        listed = await sessions.list_sessions(app_name=app.name, user_id=USER_ID)
     events = len(stored.events) if stored else 0
     echo(
         f"== Stored: {len(listed.sessions)} sessions for {USER_ID};"

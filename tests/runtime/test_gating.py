@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from google.adk.sessions import InMemorySessionService
-from google.adk.sessions.sqlite_session_service import SqliteSessionService
 
 from adk_yuxi.models._request import system_instruction_text
 from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.testing import ScriptedLlm, call
 
 from ._kit import Kit, function_responses, run_turn
@@ -31,7 +31,7 @@ CONFIG = AgentConfig(name="analyst", tools=("echo",), skills=("reporting", "help
 
 
 async def test_gated_tool_opens_at_next_step_and_survives_restart(kit: Kit, tmp_path: Path) -> None:
-    db = str(tmp_path / "sessions.db")
+    db = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
     llm = ScriptedLlm(
         [
             call("load_skill", skill_name="reporting"),
@@ -40,7 +40,8 @@ async def test_gated_tool_opens_at_next_step_and_survives_restart(kit: Kit, tmp_
         ]
     )
     app = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
-    events = await run_turn(app, SqliteSessionService(db), "s1", "write the report")
+    async with SqlSessionService(db) as sessions:
+        events = await run_turn(app, sessions, "s1", "write the report")
 
     first, second = llm.tool_names(0), llm.tool_names(1)
     assert "echo" in first and "load_skill" in first
@@ -56,13 +57,15 @@ async def test_gated_tool_opens_at_next_step_and_survives_restart(kit: Kit, tmp_
     # A new process: new App, new Runner, the same SQLite session.
     llm2 = ScriptedLlm(["Still here."])
     app2 = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm2)
-    await run_turn(app2, SqliteSessionService(db), "s1", "again")
+    async with SqlSessionService(db) as sessions:
+        await run_turn(app2, sessions, "s1", "again")
     assert "make_report" in llm2.tool_names(0)
 
     # Another session of the same user starts gated again.
     llm3 = ScriptedLlm(["Fresh."])
     app3 = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm3)
-    await run_turn(app3, SqliteSessionService(db), "s2", "new chat")
+    async with SqlSessionService(db) as sessions:
+        await run_turn(app3, sessions, "s2", "new chat")
     assert "make_report" not in llm3.tool_names(0)
 
 
