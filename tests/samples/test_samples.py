@@ -1,0 +1,36 @@
+"""Samples run as users run them: a subprocess on the real database file."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._cli import REPO, cli_env
+
+pytestmark = pytest.mark.slow
+
+
+def test_host_service_sample_runs_then_stops_a_revoked_user(tmp_path: Path) -> None:
+    db = tmp_path / "platform.db"
+    done = subprocess.run(
+        [sys.executable, "samples/host_service.py", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=cli_env(),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    first, second = done.stdout.split("(an administrator narrows")
+    assert "'value': 15000" in first
+    assert "agent execution revoked: this user may no longer use this agent" in second
+    assert "→ calculate" not in second
+    with sqlite3.connect(db) as conn:
+        [(events,)] = conn.execute("SELECT count(*) FROM yx_events").fetchall()
+        [(users,)] = conn.execute("SELECT count(*) FROM yx_users").fetchall()
+    assert users == 2
+    assert events >= 5
