@@ -38,11 +38,7 @@ def pg_available() -> bool:
         try:
             asyncio.run(_pg_execute("SELECT 1"))
             _reachable.append(True)
-        except (TimeoutError, OSError, ImportError) as exc:
-            _reachable.append(False)
-            if os.environ.get("CI"):
-                raise RuntimeError(f"CI is set but PostgreSQL is unreachable: {exc}") from exc
-        except Exception as exc:
+        except Exception as exc:  # any failure to connect: refused, timeout, auth, driver
             _reachable.append(False)
             if os.environ.get("CI"):
                 raise RuntimeError(f"CI is set but PostgreSQL is unreachable: {exc}") from exc
