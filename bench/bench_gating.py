@@ -7,6 +7,10 @@ plain `LlmAgent` holding exactly the same visible tool objects. Both run the sam
 scripted turns (4 tool calls and a final answer, i.e. 5 model calls) through the real
 Runner on an in-memory session. A third contender adds the live revocation check
 against a real SQLite access database (two primary-key reads per model and tool call).
+Two more build the app from a principal source instead of a fixed principal (one App
+for many users): the principal is resolved at the start of every run and the assembled
+runtime taken from the per-principal cache; once from memory, once loaded from the
+SQLite access database with live revocation.
 
     python -m bench.bench_gating [--turns N] [--rounds R]
 """
@@ -136,15 +140,18 @@ def _runner_for(make_app: Callable[[BaseLlm], App], turns: int) -> Callable[[], 
     return run
 
 
-async def _repository(path: str) -> AccessRepository:
+async def _repository(path: str, catalog: SkillCatalog) -> AccessRepository:
+    """The bench user, the agent and every skill, shared with everyone."""
     repo = AccessRepository(f"sqlite+aiosqlite:///{path}")
     await repo.prepare()
     await repo.save_user(User(id=USER))
-    await repo.save_resource(
-        ResourceRecord(
-            kind=ResourceKind.AGENT, id=AGENT, creator_id=USER, share=ShareConfig.public()
+    resources = [(ResourceKind.AGENT, AGENT)] + [
+        (ResourceKind.SKILL, s.name) for s in catalog.all()
+    ]
+    for kind, ident in resources:
+        await repo.save_resource(
+            ResourceRecord(kind=kind, id=ident, creator_id=USER, share=ShareConfig.public())
         )
-    )
     return repo
 
 
@@ -155,7 +162,12 @@ async def measure(turns: int, rounds: int) -> dict[str, float]:
     ]
     visible = registry.tools(visible_names)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = await _repository(os.path.join(tmp, "access.db"))
+        repo = await _repository(os.path.join(tmp, "access.db"), catalog)
+        loaded = await repo.load_principal(USER)
+        assert loaded.usable(ResourceKind.SKILL) == principal.usable(ResourceKind.SKILL)
+
+        async def source(user_id: str) -> Principal:
+            return principal
 
         def plain(llm: BaseLlm) -> App:
             return App(name=AGENT, root_agent=LlmAgent(name=AGENT, model=llm, tools=visible))
@@ -168,10 +180,25 @@ async def measure(turns: int, rounds: int) -> dict[str, float]:
                 CONFIG, principal, registry=registry, skills=catalog, model=llm, repository=repo
             )
 
+        def per_user(llm: BaseLlm) -> App:
+            return build_app(CONFIG, source, registry=registry, skills=catalog, model=llm)
+
+        def per_user_sql(llm: BaseLlm) -> App:
+            return build_app(
+                CONFIG,
+                repo.load_principal,
+                registry=registry,
+                skills=catalog,
+                model=llm,
+                repository=repo,
+            )
+
         contenders = {
             "plain ADK agent (anchor)": _runner_for(plain, turns),
             "Yuxi runtime": _runner_for(yuxi, turns),
             "Yuxi runtime + SQLite revocation": _runner_for(yuxi_sql, turns),
+            "Yuxi per-user source (cached runtime)": _runner_for(per_user, turns),
+            "Yuxi per-user, SQLite principal + revocation": _runner_for(per_user_sql, turns),
         }
         await timed_rounds(contenders, 1)  # warm-up
         samples = await timed_rounds(contenders, rounds)

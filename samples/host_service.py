@@ -1,11 +1,13 @@
 """A host service's request path, offline: one database, many users, rights re-checked.
 
-What a production host does per chat request:
+What a production host does:
   1. open the platform database once (sessions, memory, artifacts and access records);
-  2. per request, load the caller's principal and build the agent's App for them;
-  3. run it with `Runner.run_async` and stream the events out.
+  2. build the agent's App and Runner once, from `AccessRepository.load_principal`: every
+     run loads its caller's principal when it starts, so one App serves every user;
+  3. per chat request, run it with `Runner.run_async` and stream the events out.
 Here an administrator withdraws a user's right to the agent between two requests, and
-the second request ends with an AGENT_EXECUTION_REVOKED event instead of running tools.
+the second request ends with an AGENT_EXECUTION_REVOKED event instead of running tools;
+a request from a user the database does not know ends with ACCESS_DENIED.
 
     .venv/bin/python samples/host_service.py [--db PATH]
 """
@@ -22,6 +24,7 @@ from google.genai import types
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
 from adk_yuxi.access import (
+    AccessDenied,
     AccessRepository,
     AgentExecutionRevoked,
     ResourceKind,
@@ -51,41 +54,40 @@ async def seed(access: AccessRepository) -> None:
     )
 
 
-async def handle_request(
-    services: YuxiServices, access: AccessRepository, user_id: str, session_id: str, text: str
-) -> None:
-    """One chat request: the caller's rights are loaded now, not at process start."""
-    principal = await access.load_principal(user_id)
-    app = build_app(AGENT, principal, repository=access)
-    runner = Runner(
+def open_runner(services: YuxiServices, access: AccessRepository) -> Runner:
+    """One App and one Runner for the agent, shared by every user and request."""
+    app = build_app(AGENT, access.load_principal, repository=access)
+    return Runner(
         app=app,
         session_service=services.session_service,
         memory_service=services.memory_service,
         artifact_service=services.artifact_service,
     )
-    sessions = services.session_service
-    found = await sessions.get_session(app_name=app.name, user_id=user_id, session_id=session_id)
+
+
+async def handle_request(runner: Runner, user_id: str, session_id: str, text: str) -> None:
+    """One chat request: the caller's rights are loaded as the run starts."""
+    sessions = runner.session_service
+    app_name = runner.app_name
+    found = await sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
     if found is None:
-        await sessions.create_session(app_name=app.name, user_id=user_id, session_id=session_id)
+        await sessions.create_session(app_name=app_name, user_id=user_id, session_id=session_id)
     print(f"{user_id}: {text}")
     message = types.Content(role="user", parts=[types.Part(text=text)])
-    try:
-        async for event in runner.run_async(
-            user_id=user_id, session_id=session_id, new_message=message
-        ):
-            revoked = AgentExecutionRevoked.from_event(event)
-            if revoked is not None:
-                print(f"  ! {revoked}")
-                continue
-            for part in event.content.parts if event.content and event.content.parts else []:
-                if part.function_call:
-                    print(f"  → {part.function_call.name}({part.function_call.args})")
-                elif part.function_response:
-                    print(f"  ← {part.function_response.response}")
-                elif part.text:
-                    print(f"  {event.author}: {part.text}")
-    finally:
-        await runner.close()
+    async for event in runner.run_async(
+        user_id=user_id, session_id=session_id, new_message=message
+    ):
+        refused = AgentExecutionRevoked.from_event(event) or AccessDenied.from_event(event)
+        if refused is not None:
+            print(f"  ! {refused}")
+            continue
+        for part in event.content.parts if event.content and event.content.parts else []:
+            if part.function_call:
+                print(f"  → {part.function_call.name}({part.function_call.args})")
+            elif part.function_response:
+                print(f"  ← {part.function_response.response}")
+            elif part.text:
+                print(f"  {event.author}: {part.text}")
 
 
 async def main(db: Path) -> None:
@@ -93,10 +95,16 @@ async def main(db: Path) -> None:
         # The access records live in the same database and share the connections.
         access = AccessRepository(services.store)
         await seed(access)
-        await handle_request(services, access, "mei", "s1", "what is 1250 * 12?")
-        print("(an administrator narrows the agent's share config)")
-        await access.share(ResourceKind.AGENT, AGENT.name, ShareConfig(read_scope=Scope.users()))
-        await handle_request(services, access, "mei", "s1", "and 1250 * 13?")
+        runner = open_runner(services, access)
+        try:
+            await handle_request(runner, "mei", "s1", "what is 1250 * 12?")
+            print("(an administrator narrows the agent's share config)")
+            share = ShareConfig(read_scope=Scope.users())
+            await access.share(ResourceKind.AGENT, AGENT.name, share)
+            await handle_request(runner, "mei", "s1", "and 1250 * 13?")
+            await handle_request(runner, "nobody", "s2", "what is 2 + 2?")
+        finally:
+            await runner.close()
 
 
 if __name__ == "__main__":

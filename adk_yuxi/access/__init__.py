@@ -4,13 +4,20 @@ Registration is never permission: what a run may use is decided here, from the u
 the share config of each resource, and re-checked at every call by the runtime.
 """
 
-from ._errors import AccessError, AgentExecutionRevoked, NotFoundError, ShareConfigError
+from ._errors import (
+    AccessDenied,
+    AccessError,
+    AgentExecutionRevoked,
+    NotFoundError,
+    ShareConfigError,
+)
 from ._models import ResourceKind, ResourceRecord, Role, Scope, ShareConfig, User
 from ._policy import can_manage, can_read
 from ._principal import Principal
 from ._repository import AccessRepository
 
 __all__ = [
+    "AccessDenied",
     "AccessError",
     "AccessRepository",
     "AgentExecutionRevoked",

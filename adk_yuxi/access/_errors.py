@@ -4,6 +4,7 @@ a malformed share config and a missing record apart without parsing messages."""
 from __future__ import annotations
 
 __all__ = [
+    "AccessDenied",
     "AccessError",
     "AgentExecutionRevoked",
     "NotFoundError",
@@ -51,4 +52,28 @@ class AgentExecutionRevoked(AccessError):
         if getattr(event, "error_code", None) != cls.CODE:
             return None
         message = getattr(event, "error_message", None) or "access withdrawn"
+        return cls(str(message))
+
+
+class AccessDenied(AccessError):
+    """A run that could not start: its principal source refused the user (unknown,
+    disabled, or answered for someone else), so nothing ran and the model was not asked.
+
+    Distinct from `AgentExecutionRevoked`, which ends a run that had rights when it
+    started; both arrive as an error event carrying their `CODE`, never as an exception
+    through ADK.
+    """
+
+    CODE = "ACCESS_DENIED"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"access denied: {reason}")
+        self.reason = reason
+
+    @classmethod
+    def from_event(cls, event: object) -> AccessDenied | None:
+        """The exception an ADK event stands for, or None if it is not a denial."""
+        if getattr(event, "error_code", None) != cls.CODE:
+            return None
+        message = getattr(event, "error_message", None) or "access denied"
         return cls(str(message))

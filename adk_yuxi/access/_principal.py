@@ -32,6 +32,11 @@ class Principal:
     def __post_init__(self) -> None:
         object.__setattr__(self, "readable", _freeze(self.readable))
 
+    def __hash__(self) -> int:
+        # A value, so a runtime assembled for it can be cached and reused while it is
+        # unchanged (the mapping proxy itself is not hashable).
+        return hash((self.user, tuple(sorted(self.readable.items()))))
+
     @classmethod
     def from_records(cls, user: User, records: Iterable[ResourceRecord]) -> Principal:
         """Evaluates the read rule over `records`; disabled resources are never usable,

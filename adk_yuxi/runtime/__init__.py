@@ -3,14 +3,17 @@ only what it may use now, and whose every call is re-authorized.
 
 Four things stay distinct: a tool that is registered (`adk_yuxi.tools`), executable in
 this run (`resolve_runtime_tools`), visible to the model now (`compute_visibility`), and
-a call authorized on its target (`AuthorizationPlugin`, `ResourceGuard`).
+a call authorized on its target (`AuthorizationPlugin`, `ResourceGuard`). An app built
+from a `PrincipalSource` resolves the user of each run when it starts (`UserRuntimes`).
 """
 
 from ._access import check_resource, runtime_plugin
 from ._app import build_agent, build_app
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
+from ._per_user import PerUserAuthorizationPlugin, PerUserToolset, UserRuntimes
 from ._plugin import PLUGIN_NAME, AuthorizationPlugin, Refusal
+from ._principals import LocalPrincipals, PrincipalSource
 from ._resources import (
     DEFAULT_RESOURCE_ARGS,
     FileOwner,
@@ -33,12 +36,17 @@ __all__ = [
     "FileOwner",
     "GatedToolset",
     "Limits",
+    "LocalPrincipals",
+    "PerUserAuthorizationPlugin",
+    "PerUserToolset",
+    "PrincipalSource",
     "Refusal",
     "ResourceDenied",
     "ResourceGuard",
     "ResourceType",
     "RuntimeContext",
     "RuntimeTools",
+    "UserRuntimes",
     "Visibility",
     "build_agent",
     "build_app",

@@ -6,6 +6,7 @@ from typing import Any
 
 from google.adk.tools.tool_context import ToolContext
 
+from ._per_user import PerUserAuthorizationPlugin
 from ._plugin import PLUGIN_NAME, AuthorizationPlugin
 from ._resources import ResourceDenied, ResourceType
 
@@ -13,10 +14,13 @@ __all__ = ["check_resource", "runtime_plugin"]
 
 
 def runtime_plugin(tool_context: ToolContext) -> AuthorizationPlugin | None:
-    """The authorization plugin of the run this tool call belongs to, if any."""
+    """The authorization checks of the run this tool call belongs to, if any (in an app
+    serving many users, those of the runtime bound to this invocation)."""
     # ADK offers no public accessor for the invocation's plugins; its own tools read the
     # invocation context the same way.
     plugin = tool_context._invocation_context.plugin_manager.get_plugin(PLUGIN_NAME)
+    if isinstance(plugin, PerUserAuthorizationPlugin):
+        return plugin.runtime(tool_context.invocation_id)
     return plugin if isinstance(plugin, AuthorizationPlugin) else None
 
 

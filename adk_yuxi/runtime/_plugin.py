@@ -31,7 +31,15 @@ from ._context import RuntimeContext
 from ._resources import ResourceDenied, ResourceGuard
 from ._tools import GatedToolset
 
-__all__ = ["PLUGIN_NAME", "AuthorizationPlugin", "Refusal"]
+__all__ = [
+    "CAPABILITY_LIMITED",
+    "PLUGIN_NAME",
+    "AuthorizationPlugin",
+    "Refusal",
+    "emit_refusal",
+    "stop_response",
+    "tool_error",
+]
 
 PLUGIN_NAME = "yuxi_authorization"
 CAPABILITY_LIMITED = "capability_limited"
@@ -55,11 +63,42 @@ _MESSAGES = {
         " what you have."
     ),
     "agent_execution_revoked": "Access to this agent was withdrawn; the run is ending.",
+    "access_denied": "This run has no access to this agent; the run is ending.",
 }
 
 
-def _error(code: str, tool: str, **fields: Any) -> dict[str, Any]:
+def tool_error(code: str, tool: str, **fields: Any) -> dict[str, Any]:
+    """The result a refused call gives the model: a code and advice, never the reason."""
     return {"error": {"code": code, "tool": tool, "message": _MESSAGES[code], **fields}}
+
+
+def emit_refusal(refusal: Refusal, hook: Callable[[Refusal], None] | None) -> None:
+    """Logs a refusal for operators (a `capability_limited` record) and calls the hook."""
+    logger.warning(
+        "%s: %s (tool=%s user=%s agent=%s): %s",
+        refusal["event"],
+        refusal["code"],
+        refusal["tool"],
+        refusal["user_id"],
+        refusal["agent"],
+        refusal["detail"],
+        extra={"yuxi_event": refusal["event"], "yuxi_refusal": refusal},
+    )
+    if hook is not None:
+        hook(refusal)
+
+
+def stop_response(code: str, reason: str) -> LlmResponse:
+    """An error response in place of the model's. It ends the run through ADK's own path:
+    it carries no function call, so the flow treats it as the final event."""
+    return LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(text=f"This run was stopped: {reason}.")]
+        ),
+        error_code=code,
+        error_message=reason,
+        turn_complete=True,
+    )
 
 
 class AuthorizationPlugin(BasePlugin):
@@ -91,27 +130,18 @@ class AuthorizationPlugin(BasePlugin):
         return await self.repository.execution_denial(self.context.user_id, self.context.agent_id)
 
     def _record(self, code: str, ctx: ReadonlyContext, tool: str | None, detail: str) -> None:
-        refusal: Refusal = {
-            "event": CAPABILITY_LIMITED,
-            "code": code,
-            "tool": tool,
-            "user_id": self.context.user_id,
-            "agent": self.context.agent_id,
-            "invocation_id": ctx.invocation_id,
-            "detail": detail,
-        }
-        logger.warning(
-            "%s: %s (tool=%s user=%s agent=%s): %s",
-            CAPABILITY_LIMITED,
-            code,
-            tool,
-            self.context.user_id,
-            self.context.agent_id,
-            detail,
-            extra={"yuxi_event": CAPABILITY_LIMITED, "yuxi_refusal": refusal},
+        emit_refusal(
+            {
+                "event": CAPABILITY_LIMITED,
+                "code": code,
+                "tool": tool,
+                "user_id": self.context.user_id,
+                "agent": self.context.agent_id,
+                "invocation_id": ctx.invocation_id,
+                "detail": detail,
+            },
+            self._on_refusal,
         )
-        if self._on_refusal is not None:
-            self._on_refusal(refusal)
 
     # -- ADK callbacks ------------------------------------------------------------------
 
@@ -123,16 +153,7 @@ class AuthorizationPlugin(BasePlugin):
         if reason is None:
             return None
         self._record("agent_execution_revoked", callback_context, None, reason)
-        # An error response in place of the model's ends the run through ADK's own path:
-        # it carries no function call, so the flow treats it as the final event.
-        return LlmResponse(
-            content=types.Content(
-                role="model", parts=[types.Part(text=f"This run was stopped: {reason}.")]
-            ),
-            error_code=AgentExecutionRevoked.CODE,
-            error_message=reason,
-            turn_complete=True,
-        )
+        return stop_response(AgentExecutionRevoked.CODE, reason)
 
     @override
     async def before_tool_callback(
@@ -143,24 +164,35 @@ class AuthorizationPlugin(BasePlugin):
         if reason is not None:
             # The next model step ends the run with the revocation event.
             self._record("agent_execution_revoked", tool_context, name, reason)
-            return _error("agent_execution_revoked", name)
+            return tool_error("agent_execution_revoked", name)
         visibility = self.gate.visibility(tool_context)
         if not self.gate.permits(tool, visibility):
             self._record("tool_not_available", tool_context, name, "hidden, gated or unknown")
-            return _error("tool_not_available", name)
+            return tool_error("tool_not_available", name)
         invocation = tool_context.invocation_id
         count = self._tool_calls.get(invocation, 0) + 1
         self._tool_calls[invocation] = count
         if count > self.context.config.limits.max_tool_calls_per_turn:
             self._record("limit_reached", tool_context, name, f"{count} tool calls")
-            return _error("limit_reached", name)
+            return tool_error("limit_reached", name)
         try:
             await self.guard.check_call(name, tool_args)
         except ResourceDenied as denied:
             self._record("resource_not_available", tool_context, name, denied.detail)
-            return _error("resource_not_available", name, argument=denied.argument)
+            return tool_error("resource_not_available", name, argument=denied.argument)
         return None
+
+    def end_run(self, invocation_id: str) -> None:
+        """Forgets the per-run counters of `invocation_id`."""
+        self._tool_calls.pop(invocation_id, None)
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        self._tool_calls.pop(invocation_context.invocation_id, None)
+        self.end_run(invocation_context.invocation_id)
+
+    @override
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        # ADK skips after_run when a run fails, so the counters are dropped here too.
+        self.end_run(invocation_context.invocation_id)

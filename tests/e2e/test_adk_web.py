@@ -1,4 +1,5 @@
-"""`adk web agents` on a free loopback port: the app is listed and a /run completes."""
+"""`adk web agents` on a free loopback port: the apps are listed and /run completes, for
+the assistant and for the skilled `build_app` app under the web UI's own user id."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -62,7 +64,50 @@ def web() -> Iterator[str]:
 
 def test_list_apps_lists_the_assistant(web: str) -> None:
     apps = httpx.get(f"{web}/list-apps", timeout=10).json()
-    assert "assistant" in apps
+    assert "assistant" in apps and "skilled" in apps
+
+
+def _run(web: str, app: str, user: str, session_id: str, text: str) -> list[dict[str, Any]]:
+    body = {
+        "appName": app,
+        "userId": user,
+        "sessionId": session_id,
+        "newMessage": {"role": "user", "parts": [{"text": text}]},
+    }
+    answer = httpx.post(f"{web}/run", json=body, timeout=60)
+    assert answer.status_code == 200, answer.text
+    events: list[dict[str, Any]] = answer.json()
+    return events
+
+
+def _responses(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        part["functionResponse"]
+        for event in events
+        for part in event.get("content", {}).get("parts", [])
+        if "functionResponse" in part
+    ]
+
+
+@pytest.mark.parametrize("user", ["user", "someone-else"])
+def test_skilled_serves_any_web_user_and_gates_until_the_skill_loads(web: str, user: str) -> None:
+    session_id = f"s-{uuid.uuid4().hex[:8]}"
+    created = httpx.post(f"{web}/apps/skilled/users/{user}/sessions/{session_id}", json={})
+    assert created.status_code == 200, created.text
+    # Before the skill is loaded, save_note is not declared: the demo model answers instead.
+    before = _run(web, "skilled", user, session_id, "remember the launch is on Friday")
+    assert not any(r["name"] == "save_note" for r in _responses(before))
+    assert all("errorCode" not in e for e in before), before
+
+    loaded = _run(
+        web, "skilled", user, session_id, '/call load_skill {"skill_name": "note-keeping"}'
+    )
+    assert [r["name"] for r in _responses(loaded)] == ["load_skill"]
+    assert all("errorCode" not in e for e in loaded), loaded
+
+    saved = _responses(_run(web, "skilled", user, session_id, "remember the launch is on Friday"))
+    assert [r["name"] for r in saved] == ["save_note"]
+    assert "error" not in saved[0]["response"], saved
 
 
 def test_run_completes_a_tool_call(web: str) -> None:

@@ -28,6 +28,7 @@ def test_host_service_sample_runs_then_stops_a_revoked_user(tmp_path: Path) -> N
     first, second = done.stdout.split("(an administrator narrows")
     assert "'value': 15000" in first
     assert "agent execution revoked: this user may no longer use this agent" in second
+    assert "access denied: this user is not known" in second  # same App, unknown user
     assert "→ calculate" not in second
     with sqlite3.connect(db) as conn:
         [(events,)] = conn.execute("SELECT count(*) FROM yx_events").fetchall()

@@ -1,0 +1,36 @@
+"""Where a run's principal comes from when one App serves many users.
+
+A `PrincipalSource` maps the user id of a run to that user's principal, or raises
+`NotFoundError` for an unknown user. `AccessRepository.load_principal` is one (rights
+from the platform database); `LocalPrincipals` is another, for local development
+without an access database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+
+from ..access import Principal, ResourceRecord, Role, User
+
+__all__ = ["LocalPrincipals", "PrincipalSource"]
+
+PrincipalSource = Callable[[str], Awaitable[Principal]]
+"""`async (user_id) -> Principal`; raises `NotFoundError` for an unknown user. Asked at
+the start of every run, so it should read the current rights, not a snapshot."""
+
+
+class LocalPrincipals:
+    """Every user id is an active user who may read `records` (nothing else).
+
+    For `adk run` / `adk web` on a developer's machine, where any user id the tool sends
+    must work and there is no access database. Never a production source: it admits
+    anyone. The records are evaluated with the normal read rule, so give them a share
+    config that reaches every user (`ShareConfig.public()`).
+    """
+
+    def __init__(self, records: Iterable[ResourceRecord], *, role: Role = Role.USER) -> None:
+        self._records = tuple(records)
+        self._role = role
+
+    async def __call__(self, user_id: str) -> Principal:
+        return Principal.from_records(User(id=user_id, role=self._role), self._records)
