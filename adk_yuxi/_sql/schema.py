@@ -41,7 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .errors import SchemaVersionError
 from .urls import Backend
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA_NAME = "platform"
 # Arbitrary constant key for pg_advisory_xact_lock while creating the schema.
 _PG_SCHEMA_LOCK_KEY = 0x59_55_58_49
@@ -93,6 +93,10 @@ events = Table(
     Column("invocation_id", Text, nullable=False),
     Column("timestamp", Double, nullable=False),
     Column("data", Text, nullable=False),
+    # The FAST_CODEC under which reading ``data`` back without ADK's Python
+    # validators was proven exact when it was written; NULL: validate in full
+    # (see adk_yuxi/sessions/_event_codec.py).
+    Column("fast_codec", Text),
     PrimaryKeyConstraint("sid", "seq", name="pk_yx_events"),
 )
 
