@@ -39,25 +39,25 @@ def strict_equal(a: Any, b: Any) -> bool:
         # {1} == {True}; mapping each element to its type tells them apart.
         return bool(a == b) and {x: type(x) for x in a} == {y: type(y) for y in b}
     if isinstance(a, BaseModel):
-        # Field names are strings; the model's own __dict__ needs no key check.
         return (
-            a.__dict__.keys() == b.__dict__.keys()
-            and _same_values(a.__dict__, b.__dict__)
-            and _same_values(_slots(a), _slots(b))
+            _same_fields(a.__dict__, b.__dict__)
+            and strict_equal(a.__pydantic_extra__, b.__pydantic_extra__)
+            and strict_equal(a.__pydantic_private__, b.__pydantic_private__)
         )
     if isinstance(a, enum.Enum):
         return a is b
     return False
 
 
-def _slots(model: BaseModel) -> dict[str, Any]:
-    return {"extra": model.__pydantic_extra__, "private": model.__pydantic_private__}
+def _same_fields(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """The hot loop of a model compare: field values pairwise, in field order.
 
-
-def _same_values(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Values under the same keys are strictly equal; the hot loop of a model compare."""
-    for key, x in a.items():
-        y = b[key]
+    Both ``__dict__``s normally list the fields in declaration order; if one was
+    built in another order the comparison fails, which only costs the fast path.
+    """
+    if list(a) != list(b):
+        return False
+    for x, y in zip(a.values(), b.values(), strict=True):
         if x is y:
             continue
         kind = type(x)
@@ -67,5 +67,13 @@ def _same_values(a: dict[str, Any], b: dict[str, Any]) -> bool:
             if x != y:
                 return False
         elif not strict_equal(x, y):
+            return False
+    return True
+
+
+def _same_values(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    for key, x in a.items():
+        y = b[key]
+        if x is not y and not strict_equal(x, y):
             return False
     return True
