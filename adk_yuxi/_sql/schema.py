@@ -217,8 +217,12 @@ _EXTRA_DDL: dict[Backend, list[str]] = {
         END $$""",
         """CREATE TRIGGER yx_events_touch_session AFTER INSERT ON yx_events
         FOR EACH ROW EXECUTE FUNCTION yx_events_touch_session()""",
-        """CREATE INDEX IF NOT EXISTS ix_yx_memories_fts ON yx_memories
-        USING GIN (to_tsvector('simple', body))""",
+        # Memory search: the scope token and the body, parsed once at write time
+        # (a generated column), so a search reads stored lexemes for both the
+        # match (GIN) and the ranking instead of re-parsing every candidate.
+        """ALTER TABLE yx_memories ADD COLUMN tsv tsvector
+        GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, scope || ' ' || body)) STORED""",
+        """CREATE INDEX IF NOT EXISTS ix_yx_memories_tsv ON yx_memories USING GIN (tsv)""",
     ],
 }
 
