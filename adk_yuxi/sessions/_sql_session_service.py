@@ -4,6 +4,8 @@ Layout: one ``yx_sessions`` row per session (its own state as a JSON object and 
 ``revision``), one ``yx_events`` row per event (the event as ADK's JSON, plus the
 indexed columns ``sid, seq, timestamp``), and shared ``yx_app_states`` /
 ``yx_user_states`` rows for ``app:`` and ``user:`` keys.
+Event rows also carry ``fast_codec``, which lets ``get_session`` skip ADK's slow
+Python validators where that was proven exact at append (see ``_event_codec``).
 
 Concurrency policy: optimistic, like ADK's own SQL services. A ``Session`` handed
 out by this service remembers the row id and revision it was read at (in ADK's
