@@ -8,6 +8,7 @@ fast path cannot reproduce must be stored unmarked and read the validating way.
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -336,3 +337,15 @@ async def test_marked_rows_the_fast_validator_rejects_are_validated_in_full(
 def test_strict_equal_sees_types(a: object, b: object, same: bool) -> None:
     assert strict_equal(a, b) is same
     assert strict_equal(b, a) is same
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_decoding_restores_the_collector_state(enabled: bool) -> None:
+    rows = [_event_codec.encode_event(event) for event in corpus()]
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert len(_event_codec.decode_events(rows)) == len(rows)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
