@@ -41,7 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .errors import SchemaVersionError
 from .urls import Backend
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA_NAME = "platform"
 # Arbitrary constant key for pg_advisory_xact_lock while creating the schema.
 _PG_SCHEMA_LOCK_KEY = 0x59_55_58_49
@@ -93,6 +93,10 @@ events = Table(
     Column("invocation_id", Text, nullable=False),
     Column("timestamp", Double, nullable=False),
     Column("data", Text, nullable=False),
+    # The FAST_CODEC under which reading ``data`` back without ADK's Python
+    # validators was proven exact when it was written; NULL: validate in full
+    # (see adk_yuxi/sessions/_event_codec.py).
+    Column("fast_codec", Text),
     PrimaryKeyConstraint("sid", "seq", name="pk_yx_events"),
 )
 
@@ -237,8 +241,12 @@ _EXTRA_DDL: dict[Backend, list[str]] = {
         END $$""",
         """CREATE TRIGGER yx_events_touch_session AFTER INSERT ON yx_events
         FOR EACH ROW EXECUTE FUNCTION yx_events_touch_session()""",
-        """CREATE INDEX IF NOT EXISTS ix_yx_memories_fts ON yx_memories
-        USING GIN (to_tsvector('simple', body))""",
+        # Memory search: the scope token and the body, parsed once at write time
+        # (a generated column), so a search reads stored lexemes for both the
+        # match (GIN) and the ranking instead of re-parsing every candidate.
+        """ALTER TABLE yx_memories ADD COLUMN tsv tsvector
+        GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, scope || ' ' || body)) STORED""",
+        """CREATE INDEX IF NOT EXISTS ix_yx_memories_tsv ON yx_memories USING GIN (tsv)""",
     ],
 }
 

@@ -224,12 +224,16 @@ class SqlMemoryService(BaseMemoryService):
 
     async def _search(self, tx: Tx, tokens: list[str], params: dict[str, Any]) -> list[Any]:
         if tx.backend == "postgresql":
-            params["q"] = " | ".join(f"'{token}'" for token in tokens)
+            # Match on scope AND any term, so the GIN index intersects the
+            # user's rows with the terms' rows; rank on the terms alone.
+            terms = " | ".join(f"'{token}'" for token in tokens)
+            params["match"] = f"'{scope_token(params['app'], params['user'])}' & ({terms})"
+            params["q"] = terms
             return await tx.fetchall(
-                f"SELECT {_SELECT} FROM yx_memories m, to_tsquery('simple', :q) query"
-                " WHERE m.app_name = :app AND m.user_id = :user AND m.deleted = :deleted"
-                " AND to_tsvector('simple', m.body) @@ query"
-                " ORDER BY ts_rank(to_tsvector('simple', m.body), query) DESC,"
+                f"SELECT {_SELECT} FROM yx_memories m"
+                " WHERE m.tsv @@ to_tsquery('simple', :match)"
+                " AND m.app_name = :app AND m.user_id = :user AND m.deleted = :deleted"
+                " ORDER BY ts_rank(m.tsv, to_tsquery('simple', :q)) DESC,"
                 " m.timestamp DESC LIMIT :limit",
                 params,
             )

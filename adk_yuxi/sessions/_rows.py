@@ -7,13 +7,6 @@ recreated session id, the revision is the optimistic lock.
 
 from __future__ import annotations
 
-from typing import Any
-
-from google.adk.events.event import Event
-from pydantic import TypeAdapter
-
-_EVENTS = TypeAdapter(list[Event])
-
 SESSION_ROW = (
     "SELECT s.sid, s.state, s.revision, s.update_time,"
     " (SELECT a.state FROM yx_app_states a WHERE a.app_name = :app),"
@@ -21,9 +14,10 @@ SESSION_ROW = (
     " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid"
 )
 INSERT_EVENT = (
-    "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data)"
+    "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data, fast_codec)"
     " SELECT sid, revision + 1, CAST(:event_id AS TEXT), CAST(:invocation_id AS TEXT),"
-    " CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT) FROM yx_sessions"
+    " CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT), CAST(:fast_codec AS TEXT)"
+    " FROM yx_sessions"
     " WHERE sid = :row AND revision = :rev"
     " AND app_name = :app AND user_id = :user AND session_id = :sid"
 )
@@ -46,9 +40,3 @@ def parse_marker(marker: str | None) -> tuple[int, int] | None:
         return int(row_id), int(revision)
     except ValueError:
         return None
-
-
-def decode_events(rows: list[Any]) -> list[Event]:
-    if not rows:
-        return []
-    return _EVENTS.validate_json("[" + ",".join(row[0] for row in rows) + "]")

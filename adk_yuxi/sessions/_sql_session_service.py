@@ -4,6 +4,8 @@ Layout: one ``yx_sessions`` row per session (its own state as a JSON object and 
 ``revision``), one ``yx_events`` row per event (the event as ADK's JSON, plus the
 indexed columns ``sid, seq, timestamp``), and shared ``yx_app_states`` /
 ``yx_user_states`` rows for ``app:`` and ``user:`` keys.
+Event rows also carry ``fast_codec``, which lets ``get_session`` skip ADK's slow
+Python validators where that was proven exact at append (see ``_event_codec``).
 
 Concurrency policy: optimistic, like ADK's own SQL services. A ``Session`` handed
 out by this service remembers the row id and revision it was read at (in ADK's
@@ -38,13 +40,13 @@ from .._sql import jsonstate as js
 from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
 from .._sql.names import check_app_name, check_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
+from ._event_codec import decode_events, encode_event
 from ._paging import SessionPage, decode_token, encode_token
 from ._rows import (
     INSERT_EVENT,
     KEY,
     SESSION_ROW,
     NotAppended,
-    decode_events,
     marker,
     parse_marker,
 )
@@ -147,7 +149,7 @@ class SqlSessionService(BaseSessionService):
         after = config.after_timestamp if config else None
         if limit == 0:
             return []
-        sql = "SELECT data FROM yx_events WHERE sid = :row AND seq <= :rev"
+        sql = "SELECT data, fast_codec FROM yx_events WHERE sid = :row AND seq <= :rev"
         params: dict[str, Any] = {"row": row_id, "rev": revision}
         if after is not None:
             sql += " AND timestamp >= :after"
@@ -294,13 +296,15 @@ class SqlSessionService(BaseSessionService):
         row_id, revision = expected
         delta = event.actions.state_delta if event.actions else None
         app_delta, user_delta, session_delta = js.split_state(delta)
+        data, fast_codec = encode_event(event)
         params.update(
             row=row_id,
             rev=revision,
             event_id=event.id,
             invocation_id=event.invocation_id or "",
             ts=event.timestamp,
-            data=event.model_dump_json(exclude_none=True),
+            data=data,
+            fast_codec=fast_codec,
         )
         try:
             if not (app_delta or user_delta or session_delta):
