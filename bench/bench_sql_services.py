@@ -93,18 +93,30 @@ async def raw_loop_rate(path: Path, events: list[Event]) -> float:
         return len(payloads) / await timed(run)
 
 
-async def get_latency_ms(service: Any, n: int, repeats: int) -> float:
+async def filled_session(service: Any, n: int) -> Callable[[], Awaitable[Any]]:
+    """A session of `n` events in `service`, and the call that loads it."""
     session = await service.create_session(app_name="bench", user_id="u")
     for event in make_events(n):
         await service.append_event(session, event)
-    samples = []
-    for _ in range(repeats):
-        samples.append(
-            await timed(
-                lambda: service.get_session(app_name="bench", user_id="u", session_id=session.id)
-            )
-        )
-    return statistics.median(samples) * 1000
+
+    def load() -> Awaitable[Any]:
+        return service.get_session(app_name="bench", user_id="u", session_id=session.id)
+
+    return load
+
+
+async def interleaved_ms(
+    loaders: dict[str, Callable[[], Awaitable[Any]]], rounds: int
+) -> dict[str, float]:
+    """Median milliseconds per load, contenders taking turns round by round so that
+    machine noise falls on all of them alike."""
+    samples: dict[str, list[float]] = {name: [] for name in loaders}
+    for load in loaders.values():
+        await load()  # warm-up: caches, prepared statements
+    for _ in range(rounds):
+        for name, load in loaders.items():
+            samples[name].append(await timed(load))
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
 
 
 def fill_adk_sqlite_sessions(path: Path, n: int) -> None:
@@ -269,29 +281,23 @@ async def run(quick: bool, postgres: bool) -> None:
             raw,
         )
 
-    sec = "get_session (ms, median)"
+    sec = "get_session (ms, median of interleaved rounds)"
     for n in (500, 5000):
-        repeats = 5 if n == 500 else 3
-        adk_ms = await get_latency_ms(adk_sqlite, n, repeats)
-        db_ms = await get_latency_ms(adk_db, n, repeats)
-        anchor = min(adk_ms, db_ms)
-        report(sec, f"ADK SqliteSessionService {n}", adk_ms, "ms", None)
-        report(sec, f"ADK DatabaseSessionService {n}", db_ms, "ms", None)
-        report(
-            sec,
-            f"SqlSessionService sqlite {n}",
-            await get_latency_ms(ours.session_service, n, repeats),
-            "ms",
-            anchor,
-        )
+        contenders = {
+            "adk_sqlite": adk_sqlite,
+            "adk_db": adk_db,
+            "ours": ours.session_service,
+        }
         if pg is not None:
-            report(
-                sec,
-                f"SqlSessionService postgresql {n}",
-                await get_latency_ms(pg.session_service, n, repeats),
-                "ms",
-                anchor,
-            )
+            contenders["pg"] = pg.session_service
+        loaders = {name: await filled_session(svc, n) for name, svc in contenders.items()}
+        ms = await interleaved_ms(loaders, 15 if n == 500 else 5)
+        anchor = min(ms["adk_sqlite"], ms["adk_db"])
+        report(sec, f"ADK SqliteSessionService {n}", ms["adk_sqlite"], "ms", None)
+        report(sec, f"ADK DatabaseSessionService {n}", ms["adk_db"], "ms", None)
+        report(sec, f"SqlSessionService sqlite {n}", ms["ours"], "ms", anchor)
+        if "pg" in ms:
+            report(sec, f"SqlSessionService postgresql {n}", ms["pg"], "ms", anchor)
 
     sec = f"list_sessions {n_sessions:,} (ms)"
     fill_adk_sqlite_sessions(tmp / "adk_sqlite.db", n_sessions)
