@@ -8,6 +8,7 @@ lose the last commits, a crashed process cannot) and foreign keys are enforced.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
@@ -40,6 +41,10 @@ def create_engine(target: DatabaseTarget, **engine_kwargs: Any) -> AsyncEngine:
             settings.setdefault("search_path", schema)
             connect_args["server_settings"] = settings
             kwargs["connect_args"] = connect_args
+    if target.backend == "sqlite" and target.url.database:
+        # A new deployment's data directory may not exist yet; SQLite would only say
+        # "unable to open database file".
+        Path(target.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_async_engine(target.url, **kwargs)
     if target.backend == "sqlite":
         timeout = int(target.options.get("busy_timeout_ms", DEFAULT_BUSY_TIMEOUT_MS))

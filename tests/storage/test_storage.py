@@ -107,3 +107,11 @@ async def test_registered_schemes_build_services_sharing_a_store(tmp_path: Path)
     assert created.id
     await session_service._store.close()
     assert (tmp_path / "cli.db").exists()
+
+
+async def test_sqlite_parent_directory_is_created(tmp_path: Path) -> None:
+    db = tmp_path / "not" / "there" / "yet.db"
+    async with open_services(f"sqlite+aiosqlite:///{db}") as services:
+        session = await services.session_service.create_session(app_name="app", user_id="u")
+    assert db.exists()
+    assert session.id
