@@ -26,8 +26,11 @@ waits for another connection:
   copied WAL is restarted from its beginning by the next write, and under a
   steady stream of appends the unlocked pass alone never catches up, so the
   locked tail is what keeps the file bounded; writers wait for it
-  asynchronously (the loop runs on), for about one fsync. ``close`` checkpoints
-  once more. Other processes keep SQLite's default autocheckpoint.
+  asynchronously (the loop runs on), for about one fsync. If a task appends
+  in a tight loop that never yields, the background task cannot run; after
+  four times ``CHECKPOINT_EVERY`` commits the next writer then checkpoints
+  first (in the thread, before its statement). ``close`` checkpoints once more.
+  Other processes keep SQLite's default autocheckpoint.
 """
 
 from __future__ import annotations
@@ -47,9 +50,13 @@ _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _SQLITE_BUSY = 5
-# Commits between two background PASSIVE checkpoints. A small append writes a
-# handful of pages, so this keeps the WAL near SQLite's default of 1000 pages.
-CHECKPOINT_EVERY = 256
+# Commits between two background PASSIVE checkpoints. An append writes about
+# five pages, so this keeps the WAL near SQLite's default of 1000 pages (4 MiB).
+CHECKPOINT_EVERY = 128
+# Commits (in multiples of CHECKPOINT_EVERY) after which the next writer runs the
+# checkpoint itself, waiting for it in the thread, instead of leaving it to the
+# background task.
+_BACKLOG_FACTOR = 4
 
 
 def is_busy(exc: BaseException) -> bool:
@@ -236,6 +243,12 @@ class InlineWriter:
                 self._settling = None
         if self._conn is None:
             await self._in_thread(self._open)
+        if self._commits >= _BACKLOG_FACTOR * self._checkpoint_every:
+            # Background cycles fell behind (a task appending without yielding to
+            # the loop starves them): checkpoint now, before writing, off the loop.
+            self._commits = 0
+            loop = asyncio.get_running_loop()
+            await asyncio.shield(loop.run_in_executor(self._checkpointer, self._run_checkpoint))
         return self._require()
 
     async def begin(self) -> sqlite3.Connection:
@@ -276,7 +289,6 @@ class InlineWriter:
             return
         if self._checkpoint is not None and not self._checkpoint.done():
             return
-        self._commits = 0
         self._checkpoint = asyncio.get_running_loop().create_task(self._checkpoint_cycle())
 
     async def _checkpoint_cycle(self) -> None:
@@ -285,6 +297,7 @@ class InlineWriter:
         await loop.run_in_executor(self._checkpointer, self._run_checkpoint)
         async with self.lock:
             if not self._closing:
+                self._commits = 0
                 await loop.run_in_executor(self._checkpointer, self._run_checkpoint)
 
     async def write_one(self, sql: str, params: Params | None) -> int:

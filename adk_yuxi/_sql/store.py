@@ -19,7 +19,7 @@ The services write their SQL once, with ``:name`` parameters, and run it through
   process holds the write lock, the wait (``BEGIN IMMEDIATE`` with the
   configured busy timeout) runs in a worker thread while the loop goes on.
 * WAL checkpoints fsync, so the inline connection has autocheckpoint off; every
-  ``_sqlite.CHECKPOINT_EVERY`` (256) commits a background thread runs
+  ``_sqlite.CHECKPOINT_EVERY`` (128) commits a background thread runs
   ``wal_checkpoint(PASSIVE)`` on its own connection, first beside the writers,
   then a short second pass under the write lock so the WAL can restart (details
   in ``_sqlite``), and once more on ``close()``.
