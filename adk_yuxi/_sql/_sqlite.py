@@ -40,6 +40,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from ._tx import IntegrityViolation, Params, Row, Tx
@@ -128,6 +129,74 @@ class InlineTx(Tx):
             raise IntegrityViolation(str(exc)) from exc
 
 
+class InlineReadTx(InlineTx):
+    """Reads inline on their own connection; a busy answer retries on aiosqlite.
+
+    In WAL mode a reader never waits for the writer, so a read runs inline with
+    ``busy_timeout=0``. The rare ``SQLITE_BUSY`` (another connection recovering
+    the WAL, or a write sent through ``read()`` while another writer holds the
+    lock) is retried on an aiosqlite reader, whose busy timeout waits in
+    aiosqlite's thread: this connection is shared by every task and must never
+    leave the loop's thread.
+    """
+
+    def __init__(
+        self, conn: sqlite3.Connection, fallback: Callable[[], AbstractAsyncContextManager[Tx]]
+    ) -> None:
+        super().__init__(conn)
+        self._fallback = fallback
+
+    async def execute(self, sql: str, params: Params | None = None) -> int:
+        try:
+            return await super().execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        async with self._fallback() as tx:
+            return await tx.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        try:
+            return await super().executemany(sql, rows)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        async with self._fallback() as tx:
+            await tx.executemany(sql, rows)
+
+    async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
+        try:
+            return await super().fetchall(sql, params)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        async with self._fallback() as tx:
+            return await tx.fetchall(sql, params)
+
+
+def open_inline(database: str, *, uri: bool, busy_timeout_ms: int) -> sqlite3.Connection:
+    """A stdlib connection with the services' pragmas, then ``busy_timeout=0``.
+
+    Opening may wait (setting WAL mode), so callers run this in a thread.
+    """
+    conn = sqlite3.connect(
+        database,
+        uri=uri,
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,  # autocommit; transactions are explicit
+        check_same_thread=False,  # opened in a thread, used on the loop's
+        cached_statements=256,
+    )
+    try:
+        for pragma in sqlite_pragmas(busy_timeout_ms):
+            conn.execute(pragma)
+        conn.execute("PRAGMA busy_timeout=0")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 class InlineWriter:
     """The store's one SQLite write connection; callers hold ``lock`` to use it."""
 
@@ -158,22 +227,8 @@ class InlineWriter:
     # --- thread work ------------------------------------------------------------
 
     def _open(self) -> None:
-        conn = sqlite3.connect(
-            self._database,
-            uri=self._uri,
-            timeout=self._timeout_ms / 1000,
-            isolation_level=None,  # autocommit; transactions are explicit
-            check_same_thread=False,  # the wait thread uses it while we wait
-            cached_statements=256,
-        )
-        try:
-            for pragma in sqlite_pragmas(self._timeout_ms):
-                conn.execute(pragma)
-            conn.execute("PRAGMA wal_autocheckpoint=0")
-            conn.execute("PRAGMA busy_timeout=0")
-        except BaseException:
-            conn.close()
-            raise
+        conn = open_inline(self._database, uri=self._uri, busy_timeout_ms=self._timeout_ms)
+        conn.execute("PRAGMA wal_autocheckpoint=0")
         self._conn = conn
 
     def _wait_for(self, sql: str) -> None:

@@ -23,8 +23,12 @@ The services write their SQL once, with ``:name`` parameters, and run it through
   ``wal_checkpoint(PASSIVE)`` on its own connection, first beside the writers,
   then a short second pass under the write lock so the WAL can restart (details
   in ``_sqlite``), and once more on ``close()``.
-* SQLite reads go to a few aiosqlite connections of the engine's pool: a large
-  read (thousands of events) would hold the loop far longer than the hop costs.
+* SQLite reads run inline too, on one shared stdlib connection: in WAL mode a
+  reader never waits for a writer, and measured on ``get_session`` the inline
+  read took 0.3 ms instead of 0.7-1.0 ms for 20 events and ~8 ms instead of
+  12-14 ms for 500 (the decoding of the rows ran on the loop anyway). A read
+  that still meets ``SQLITE_BUSY`` (WAL recovery by another connection) is
+  retried on an aiosqlite reader of the engine's pool, which waits in its thread.
 * PostgreSQL: SQLAlchemy Core ``text()`` on pooled asyncpg connections, where
   statements are prepared and cached by SQLAlchemy.
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sqlite3
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -44,7 +49,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
-from ._sqlite import AioSqliteTx, InlineTx, InlineWriter
+from ._sqlite import AioSqliteTx, InlineReadTx, InlineTx, InlineWriter, open_inline
 from ._tx import IntegrityViolation, Params, Row, Tx
 from .engine import DEFAULT_BUSY_TIMEOUT_MS, create_engine, sqlite_pragmas
 from .schema import ensure_schema
@@ -119,11 +124,12 @@ class SqlStore:
         self._ready = False
         self._ready_lock = asyncio.Lock()
         self._writer: InlineWriter | None = None
+        self._sqlite_file = self.target.url.database or ""
+        self._sqlite_uri = str(self.target.url.query.get("uri", "")).lower() in ("1", "true")
+        self._inline_reader: sqlite3.Connection | None = None
         if self.backend == "sqlite":
             self._writer = InlineWriter(
-                self.target.url.database or "",
-                uri=str(self.target.url.query.get("uri", "")).lower() in ("1", "true"),
-                busy_timeout_ms=self._busy_timeout_ms(),
+                self._sqlite_file, uri=self._sqlite_uri, busy_timeout_ms=self._busy_timeout_ms()
             )
         self._readers: asyncio.Queue[Any] | None = None
         self._held: list[Any] = []
@@ -206,12 +212,30 @@ class SqlStore:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Tx]:
-        """A read-only unit of work (autocommit reads on SQLite)."""
+        """A read-only unit of work (autocommit reads on SQLite, run inline)."""
         await self.ready()
         if self.backend != "sqlite":
             async with self.engine.connect() as sa_conn:
                 yield _SaTx(sa_conn)
             return
+        if self._closed:
+            raise RuntimeError("The SQL store has been closed.")
+        if self._inline_reader is None:
+            conn = await asyncio.to_thread(
+                open_inline,
+                self._sqlite_file,
+                uri=self._sqlite_uri,
+                busy_timeout_ms=self._busy_timeout_ms(),
+            )
+            if self._inline_reader is None:
+                self._inline_reader = conn
+            else:  # another task opened one meanwhile
+                conn.close()
+        yield InlineReadTx(self._inline_reader, self._aiosqlite_read)
+
+    @asynccontextmanager
+    async def _aiosqlite_read(self) -> AsyncIterator[Tx]:
+        """An aiosqlite reader: the fallback for an inline read that met a lock."""
         if self._readers is None:
             self._readers = asyncio.Queue()
             for _ in range(_SQLITE_READERS):
@@ -230,6 +254,9 @@ class SqlStore:
             return
         self._closed = True
         held, self._held = self._held, []
+        reader, self._inline_reader = self._inline_reader, None
+        if reader is not None:
+            await asyncio.to_thread(reader.close)
         if self._writer is not None:
             await self._writer.close()
         for fairy in held:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.adk.events.event import Event
@@ -17,6 +18,7 @@ from google.genai import types
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_yuxi._sql import _sqlite
+from adk_yuxi._sql._sqlite import InlineReadTx
 from adk_yuxi._sql.store import IntegrityViolation, SqlStore
 from adk_yuxi.sessions import SqlSessionService
 
@@ -207,3 +209,27 @@ async def test_caller_engine_gets_our_pragmas_on_the_writer(tmp_path: Path) -> N
     finally:
         await store.close()
         await engine.dispose()
+
+
+class _BusyConnection(sqlite3.Connection):
+    """Answers every statement the way SQLite does during another's WAL recovery."""
+
+    def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+        raise sqlite3.OperationalError("database is locked")
+
+
+async def test_busy_inline_read_falls_back_to_aiosqlite(tmp_path: Path) -> None:
+    db = tmp_path / "app.db"
+    store = SqlStore(f"sqlite+aiosqlite:///{db}")
+    busy = sqlite3.connect(db, factory=_BusyConnection)
+    try:
+        await store.write_one("CREATE TABLE t (x INTEGER)")
+        await store.write_one("INSERT INTO t VALUES (1)")
+        tx = InlineReadTx(busy, store._aiosqlite_read)
+        assert await tx.fetchall("SELECT x FROM t") == [(1,)]
+        assert await tx.fetchone("SELECT count(*) FROM t") == (1,)
+        with pytest.raises(sqlite3.OperationalError, match="no such table"):
+            await tx.fetchall("SELECT * FROM missing")  # the fallback's own error
+    finally:
+        busy.close()
+        await store.close()
