@@ -1,0 +1,393 @@
+"""SQLite connections of the store: an inline writer and the aiosqlite readers.
+
+The writer is one stdlib ``sqlite3`` connection used on the event loop's own
+thread, because a hop to aiosqlite's worker thread costs far more than the
+statement (see ``store`` for the numbers). It may only do work inline that never
+waits for another connection:
+
+* Every statement first runs with ``busy_timeout=0``. If SQLite answers
+  ``SQLITE_BUSY`` (another connection or process holds the write lock, or is
+  recovering the WAL), nothing was written, and the *wait* moves to a worker
+  thread: ``BEGIN IMMEDIATE`` with the configured busy timeout. Once that holds
+  the write lock the statements run inline again; in WAL mode a connection that
+  holds the write lock never waits on anyone, so they cannot block.
+* A task cancelled while the worker thread waits cannot stop that thread. The
+  store then queues a rollback behind it on the same single-thread executor and
+  records it; whoever takes the writer next (or ``close``) awaits that rollback
+  first, so a lock won after the cancellation is released and never leaks into
+  the next writer's transaction. A cancelled ``write_one`` therefore never
+  commits on the contended path: its statement only runs after the wait.
+* Automatic checkpoints are off on this connection (``wal_autocheckpoint=0``):
+  they fsync and would run inline inside a commit. Every ``CHECKPOINT_EVERY``
+  commits a background task checkpoints on a separate connection in its own
+  thread (one at a time): first ``PRAGMA wal_checkpoint(PASSIVE)`` while writes
+  go on, which copies the bulk, then a second PASSIVE pass holding the store's
+  write lock, which copies the few frames written meanwhile. Only a fully
+  copied WAL is restarted from its beginning by the next write, and under a
+  steady stream of appends the unlocked pass alone never catches up, so the
+  locked tail is what keeps the file bounded; writers wait for it
+  asynchronously (the loop runs on), for about one fsync. If a task appends
+  in a tight loop that never yields, the background task cannot run; after
+  four times ``CHECKPOINT_EVERY`` commits the next writer then checkpoints
+  first (in the thread, before its statement). ``close`` checkpoints once more.
+  Other processes keep SQLite's default autocheckpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeVar
+
+from ._tx import IntegrityViolation, Params, Row, Tx
+from .engine import sqlite_pragmas
+from .urls import Backend
+
+_log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_SQLITE_BUSY = 5
+# Commits between two background PASSIVE checkpoints. An append writes about
+# five pages, so this keeps the WAL near SQLite's default of 1000 pages (4 MiB).
+CHECKPOINT_EVERY = 128
+# Commits (in multiples of CHECKPOINT_EVERY) after which the next writer runs the
+# checkpoint itself, waiting for it in the thread, instead of leaving it to the
+# background task.
+_BACKLOG_FACTOR = 4
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether an error means "another connection holds the lock; try later"."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF == _SQLITE_BUSY
+    return "database is locked" in str(exc)
+
+
+class AioSqliteTx(Tx):
+    """Statements on an aiosqlite connection (the store's readers)."""
+
+    backend: Backend = "sqlite"
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, params: Params | None = None) -> int:
+        try:
+            cursor = await self._conn.execute(sql, params or {})
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityViolation(str(exc)) from exc
+        return int(cursor.rowcount)
+
+    async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        try:
+            await self._conn.executemany(sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityViolation(str(exc)) from exc
+
+    async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
+        try:
+            return list(await self._conn.execute_fetchall(sql, params or {}))
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityViolation(str(exc)) from exc
+
+
+class InlineTx(Tx):
+    """Statements on the inline writer, run on the calling thread.
+
+    Only used while the writer holds the write lock (or for one autocommitted
+    statement tried with ``busy_timeout=0``), so no call here waits for a lock.
+    """
+
+    backend: Backend = "sqlite"
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, params: Params | None = None) -> int:
+        try:
+            return int(self._conn.execute(sql, params or {}).rowcount)
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityViolation(str(exc)) from exc
+
+    async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        try:
+            self._conn.executemany(sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityViolation(str(exc)) from exc
+
+    async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
+        try:
+            return list(self._conn.execute(sql, params or {}).fetchall())
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityViolation(str(exc)) from exc
+
+
+class InlineReadTx(InlineTx):
+    """Reads inline on their own connection; a busy answer retries on aiosqlite.
+
+    In WAL mode a reader never waits for the writer, so a read runs inline with
+    ``busy_timeout=0``. The rare ``SQLITE_BUSY`` (another connection recovering
+    the WAL, or a write sent through ``read()`` while another writer holds the
+    lock) is retried on an aiosqlite reader, whose busy timeout waits in
+    aiosqlite's thread: this connection is shared by every task and must never
+    leave the loop's thread.
+    """
+
+    def __init__(
+        self, conn: sqlite3.Connection, fallback: Callable[[], AbstractAsyncContextManager[Tx]]
+    ) -> None:
+        super().__init__(conn)
+        self._fallback = fallback
+
+    async def execute(self, sql: str, params: Params | None = None) -> int:
+        try:
+            return await super().execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        async with self._fallback() as tx:
+            return await tx.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        try:
+            return await super().executemany(sql, rows)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        async with self._fallback() as tx:
+            await tx.executemany(sql, rows)
+
+    async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
+        try:
+            return await super().fetchall(sql, params)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        async with self._fallback() as tx:
+            return await tx.fetchall(sql, params)
+
+
+def open_inline(database: str, *, uri: bool, busy_timeout_ms: int) -> sqlite3.Connection:
+    """A stdlib connection with the services' pragmas, then ``busy_timeout=0``.
+
+    Opening may wait (setting WAL mode), so callers run this in a thread.
+    """
+    conn = sqlite3.connect(
+        database,
+        uri=uri,
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,  # autocommit; transactions are explicit
+        check_same_thread=False,  # opened in a thread, used on the loop's
+        cached_statements=256,
+    )
+    try:
+        for pragma in sqlite_pragmas(busy_timeout_ms):
+            conn.execute(pragma)
+        conn.execute("PRAGMA busy_timeout=0")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+class InlineWriter:
+    """The store's one SQLite write connection; callers hold ``lock`` to use it."""
+
+    def __init__(
+        self,
+        database: str,
+        *,
+        uri: bool,
+        busy_timeout_ms: int,
+        checkpoint_every: int | None = None,
+    ) -> None:
+        self.lock = asyncio.Lock()
+        self._database = database
+        self._uri = uri
+        self._timeout_ms = busy_timeout_ms
+        every = CHECKPOINT_EVERY if checkpoint_every is None else checkpoint_every
+        self._checkpoint_every = max(1, every)
+        self._conn: sqlite3.Connection | None = None
+        self._ckpt_conn: sqlite3.Connection | None = None
+        # One thread each, so queued work on a connection stays in order.
+        self._waiter = ThreadPoolExecutor(1, thread_name_prefix="yuxi-sqlite-wait")
+        self._checkpointer = ThreadPoolExecutor(1, thread_name_prefix="yuxi-sqlite-ckpt")
+        self._settling: asyncio.Future[None] | None = None
+        self._checkpoint: asyncio.Task[None] | None = None
+        self._commits = 0
+        self._closing = False
+
+    # --- thread work ------------------------------------------------------------
+
+    def _open(self) -> None:
+        conn = open_inline(self._database, uri=self._uri, busy_timeout_ms=self._timeout_ms)
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._conn = conn
+
+    def _wait_for(self, sql: str) -> None:
+        """Runs ``sql`` allowing SQLite's busy handler to wait (worker thread)."""
+        conn = self._require()
+        conn.execute(f"PRAGMA busy_timeout={self._timeout_ms}")
+        try:
+            conn.execute(sql)
+        finally:
+            conn.execute("PRAGMA busy_timeout=0")
+
+    def _abandon(self) -> None:
+        """Rolls back whatever an abandoned wait left open (worker thread)."""
+        conn = self._conn
+        if conn is None or not conn.in_transaction:
+            return
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            _log.warning("Rollback after a cancelled SQLite wait failed; reopening", exc_info=True)
+            self._conn = None
+            conn.close()  # closing rolls back and releases the lock
+
+    def _run_checkpoint(self) -> None:
+        try:
+            if self._ckpt_conn is None:
+                self._ckpt_conn = sqlite3.connect(
+                    self._database, uri=self._uri, isolation_level=None, check_same_thread=False
+                )
+            self._ckpt_conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error:
+            # A skipped checkpoint is retried after the next batch of commits.
+            _log.warning("Background SQLite WAL checkpoint failed", exc_info=True)
+
+    def _close_connections(self) -> None:
+        for conn in (self._conn, self._ckpt_conn):
+            if conn is not None:
+                conn.close()
+        self._conn = self._ckpt_conn = None
+
+    # --- helpers for the lock holder ----------------------------------------------
+
+    def _require(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("The SQLite writer connection is not open.")
+        return self._conn
+
+    async def _in_thread(self, fn: Callable[[], T]) -> T:
+        """Runs a waiting call on the wait thread; cancellation queues a rollback."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._waiter, fn)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            # The thread cannot be stopped: undo what it may still win, after it.
+            self._settling = loop.run_in_executor(self._waiter, self._abandon)
+            raise
+
+    async def connection(self) -> sqlite3.Connection:
+        """The connection, once any abandoned wait has been undone."""
+        if self._closing:
+            raise RuntimeError("The SQL store has been closed.")
+        settling = self._settling
+        if settling is not None:
+            await asyncio.shield(settling)
+            if self._settling is settling:
+                self._settling = None
+        if self._conn is None:
+            await self._in_thread(self._open)
+        if self._commits >= _BACKLOG_FACTOR * self._checkpoint_every:
+            # Background cycles fell behind (a task appending without yielding to
+            # the loop starves them): checkpoint now, before writing, off the loop.
+            self._commits = 0
+            loop = asyncio.get_running_loop()
+            await asyncio.shield(loop.run_in_executor(self._checkpointer, self._run_checkpoint))
+        return self._require()
+
+    async def begin(self) -> sqlite3.Connection:
+        """``BEGIN IMMEDIATE``: inline if the lock is free, else waited for in the thread."""
+        conn = await self.connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return conn
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        await self._in_thread(lambda: self._wait_for("BEGIN IMMEDIATE"))
+        return self._require()
+
+    async def commit(self) -> None:
+        """Commits the open transaction (a WAL commit holding the lock never waits)."""
+        conn = self._require()
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            # Only outside WAL mode can a commit wait for readers.
+            if not (is_busy(exc) and conn.in_transaction):
+                raise
+            await self._in_thread(lambda: self._wait_for("COMMIT"))
+        self.committed()
+
+    def rollback(self) -> None:
+        """Rolls back inline, unless an abandoned wait still owns the connection."""
+        if self._settling is not None or self._conn is None:
+            return  # the queued rollback runs after the wait thread lets go
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    def committed(self) -> None:
+        """Counts a commit and starts a background checkpoint every so many."""
+        self._commits += 1
+        if self._commits < self._checkpoint_every or self._closing:
+            return
+        if self._checkpoint is not None and not self._checkpoint.done():
+            return
+        self._checkpoint = asyncio.get_running_loop().create_task(self._checkpoint_cycle())
+
+    async def _checkpoint_cycle(self) -> None:
+        """The bulk of a checkpoint beside the writers, then its tail under the lock."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._checkpointer, self._run_checkpoint)
+        async with self.lock:
+            if not self._closing:
+                self._commits = 0
+                await loop.run_in_executor(self._checkpointer, self._run_checkpoint)
+
+    async def write_one(self, sql: str, params: Params | None) -> int:
+        """One autocommitted statement; the caller holds ``lock``."""
+        tx = InlineTx(await self.connection())
+        try:
+            changed = await tx.execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            self.rollback()  # a busy autocommit statement wrote nothing; be sure
+        else:
+            self.committed()
+            return changed
+        tx = InlineTx(await self.begin())
+        try:
+            changed = await tx.execute(sql, params)
+            await self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+        return changed
+
+    async def close(self) -> None:
+        """Undoes abandoned waits, checkpoints once more and closes (in threads)."""
+        loop = asyncio.get_running_loop()
+        self._closing = True
+        if self._checkpoint is not None:
+            await asyncio.shield(self._checkpoint)  # it takes the lock for its tail
+        async with self.lock:
+            if self._settling is not None:
+                await asyncio.shield(self._settling)
+                self._settling = None
+            if self._conn is not None:
+                await loop.run_in_executor(self._checkpointer, self._run_checkpoint)
+            await loop.run_in_executor(self._checkpointer, self._close_connections)
+        self._waiter.shutdown(wait=False)
+        self._checkpointer.shutdown(wait=False)
