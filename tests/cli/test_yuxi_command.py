@@ -8,20 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._cli import BIN, REPO, cli_env
+from tests.e2e._cli import BIN, REPO, run_command
 
 pytestmark = pytest.mark.slow
 
 
 def yuxi(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / "yuxi"), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=cli_env(**env),
-        timeout=120,
-    )
+    return run_command([str(BIN / "yuxi"), *args], cwd=cwd, **env)
 
 
 def test_help_lists_the_commands() -> None:

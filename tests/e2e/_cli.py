@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,3 +26,18 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def run_command(
+    args: list[str], *, stdin: str | None = None, cwd: Path = REPO, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Runs a command of this checkout (`adk`, `yuxi`, a sample) the way a user would."""
+    return subprocess.run(
+        args,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=cli_env(**env),
+        timeout=120,
+    )

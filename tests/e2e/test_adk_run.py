@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from tests.e2e._cli import BIN, REPO, cli_env
+from tests.e2e._cli import BIN, run_command
 
 pytestmark = pytest.mark.slow
 
 
 def test_adk_run_assistant_offline_transcript() -> None:
     script = "remember the demo runs offline\nwhat is 7 * 6?\nwhat are my notes?\nexit\n"
-    done = subprocess.run(
-        [str(BIN / "adk"), "run", "--in_memory", "agents/assistant"],
-        input=script,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=cli_env(),
-        timeout=120,
-    )
+    done = run_command([str(BIN / "adk"), "run", "--in_memory", "agents/assistant"], stdin=script)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "Offline demo model in use" in done.stderr + out
@@ -31,14 +21,10 @@ def test_adk_run_assistant_offline_transcript() -> None:
 
 
 def test_adk_run_fails_at_start_on_an_unusable_model() -> None:
-    done = subprocess.run(
+    done = run_command(
         [str(BIN / "adk"), "run", "agents/assistant"],
-        input="hello\nexit\n",
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=cli_env(YUXI_MODEL="no-such-model"),
-        timeout=120,
+        stdin="hello\nexit\n",
+        YUXI_MODEL="no-such-model",
     )
     combined = done.stdout + done.stderr
     assert done.returncode != 0

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from tests.e2e._cli import BIN, REPO, cli_env
+from tests.e2e._cli import BIN, run_command
 
 pytestmark = pytest.mark.slow
 
@@ -19,15 +17,7 @@ def test_adk_run_skilled_gates_until_the_skill_loads() -> None:
         "remember the launch is on Friday\n"
         "exit\n"
     )
-    done = subprocess.run(
-        [str(BIN / "adk"), "run", "--in_memory", "agents/skilled"],
-        input=script,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=cli_env(),
-        timeout=120,
-    )
+    done = run_command([str(BIN / "adk"), "run", "--in_memory", "agents/skilled"], stdin=script)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert '"value": 84' in out  # calculate: visible from the start (preloaded skill)

@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e._cli import REPO, cli_env
+from tests.e2e._cli import run_command
 
 pytestmark = pytest.mark.slow
 
 
 def test_host_service_sample_runs_then_stops_a_revoked_user(tmp_path: Path) -> None:
     db = tmp_path / "platform.db"
-    done = subprocess.run(
-        [sys.executable, "samples/host_service.py", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=cli_env(),
-        timeout=120,
-    )
+    done = run_command([sys.executable, "samples/host_service.py", "--db", str(db)])
     assert done.returncode == 0, done.stderr[-2000:]
     first, second = done.stdout.split("(an administrator narrows")
     assert "'value': 15000" in first
