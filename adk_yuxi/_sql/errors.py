@@ -13,8 +13,10 @@ from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.input_validation_error import InputValidationError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
 
+from adk_yuxi.errors import YuxiError
 
-class YuxiStorageError(Exception):
+
+class YuxiStorageError(YuxiError):
     """Base class of every error raised by the SQL services."""
 
 

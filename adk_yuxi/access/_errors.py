@@ -3,6 +3,8 @@ a malformed share config and a missing record apart without parsing messages."""
 
 from __future__ import annotations
 
+from adk_yuxi.errors import YuxiError
+
 __all__ = [
     "AccessDenied",
     "AccessError",
@@ -12,7 +14,7 @@ __all__ = [
 ]
 
 
-class AccessError(Exception):
+class AccessError(YuxiError):
     """Base class for everything the access layer raises on purpose."""
 
 

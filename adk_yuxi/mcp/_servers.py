@@ -22,12 +22,14 @@ from google.adk.tools.mcp_tool.mcp_toolset import McpToolset
 from mcp import StdioServerParameters
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from adk_yuxi.errors import YuxiError
+
 __all__ = ["McpServerConfig", "McpServerRegistry", "UnknownMcpServerError"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 
-class UnknownMcpServerError(KeyError):
+class UnknownMcpServerError(YuxiError, KeyError):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.name = name

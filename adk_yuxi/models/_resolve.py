@@ -7,6 +7,8 @@ import os
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.registry import LLMRegistry
 
+from adk_yuxi.errors import YuxiError
+
 from ._demo import DEMO_MODEL_NAME, DemoLlm
 
 __all__ = ["MODEL_ENV", "ModelConfigError", "register_models", "resolve_model"]
@@ -21,7 +23,7 @@ ACCEPTED_FORMS = (
 )
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(YuxiError, ValueError):
     """`YUXI_MODEL` names nothing usable; raised at start, never mid-run."""
 
     def __init__(self, value: str, reason: str) -> None:

@@ -13,6 +13,8 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from adk_yuxi.errors import YuxiError
+
 from ._context import RuntimeContext
 
 __all__ = [
@@ -44,7 +46,7 @@ FileOwner = Callable[[str], Awaitable[str | None]]
 """Maps a file id to the knowledge base holding it, or None when unknown."""
 
 
-class ResourceDenied(PermissionError):
+class ResourceDenied(YuxiError, PermissionError):
     """A tool argument names a resource the user may not use (or that does not exist:
     the two are deliberately indistinguishable to the caller)."""
 

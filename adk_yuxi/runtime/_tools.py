@@ -25,6 +25,8 @@ from google.adk.tools.skill_toolset import SkillDiscoveryMode, SkillToolset
 from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
+from adk_yuxi.errors import YuxiError
+
 from ._context import RuntimeContext
 from ._visibility import SKILL_LOADER_TOOLS, Visibility, compute_visibility
 
@@ -33,7 +35,7 @@ __all__ = ["DuplicateToolError", "GatedToolset", "RuntimeTools", "resolve_runtim
 logger = logging.getLogger("adk_yuxi.runtime.tools")
 
 
-class DuplicateToolError(ValueError):
+class DuplicateToolError(YuxiError, ValueError):
     """Two tools of one run share a name; the model could not tell them apart."""
 
     def __init__(self, name: str, sources: list[str]) -> None:

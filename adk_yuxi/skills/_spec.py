@@ -15,6 +15,8 @@ from pathlib import Path
 import pydantic
 from google.adk.skills import Skill, load_skill_from_dir
 
+from adk_yuxi.errors import YuxiError
+
 __all__ = ["KNOWLEDGE_TOOL_NAMES", "SkillSpec", "SkillValidationError", "load_skill_spec"]
 
 KNOWLEDGE_TOOL_NAMES: frozenset[str] = frozenset(
@@ -26,7 +28,7 @@ tools, so access to knowledge bases is decided in one place (the knowledge serve
 _DEPENDENCY_KEYS = ("tool_dependencies", "mcp_dependencies", "skill_dependencies")
 
 
-class SkillValidationError(ValueError):
+class SkillValidationError(YuxiError, ValueError):
     """A skill that cannot be used: bad SKILL.md, unknown or forbidden dependency."""
 
     def __init__(self, skill: str, problem: str) -> None:

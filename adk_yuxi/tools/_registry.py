@@ -15,6 +15,8 @@ from typing import Any, TypeVar, overload
 
 from google.adk.tools.base_tool import BaseTool
 
+from adk_yuxi.errors import YuxiError
+
 from ._metadata import ToolCatalogEntry, ToolExtraMetadata
 from ._strict import StrictFunctionTool
 
@@ -32,7 +34,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 _TOOL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
 
 
-class UnknownToolError(KeyError):
+class UnknownToolError(YuxiError, KeyError):
     """A tool id that nothing registered."""
 
     def __init__(self, tool_id: str) -> None:

@@ -21,12 +21,14 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
+from adk_yuxi.errors import YuxiError
+
 __all__ = ["StrictFunctionTool", "ToolArgumentsError"]
 
 _IGNORED_PARAMS = frozenset({"input_stream"})
 
 
-class ToolArgumentsError(ValueError):
+class ToolArgumentsError(YuxiError, ValueError):
     """The arguments a model sent do not match the tool's declared parameters."""
 
     def __init__(self, tool_name: str, problems: list[dict[str, str]]) -> None:
