@@ -134,7 +134,7 @@ memories = Table(
     Column("content", Text, nullable=False),
     Column("custom_metadata", Text, nullable=False),
     # Full-text columns: a token naming the (app, user) scope and the
-    # pre-tokenised text (see adk_yuxi/memory/_tokens.py).
+    # pre-tokenised text (see adk_yuxi/_text/tokens.py).
     Column("scope", Text, nullable=False),
     Column("body", Text, nullable=False),
     # Deleted memories stay as tombstones so re-ingesting a session does not

@@ -1,91 +1,12 @@
-"""Tokenising text for full-text search the same way on SQLite and PostgreSQL.
-
-Neither FTS5's ``unicode61`` tokenizer nor PostgreSQL's ``simple`` parser splits
-Chinese or Japanese, which are written without spaces, so the text is split here
-and the database only ever sees space-separated ASCII tokens:
-
-* Runs of letters and digits in other scripts become lower-cased words
-  (NFKC-normalised, so full-width ``ＡＢＣ`` matches ``abc``).
-* Runs of CJK characters are indexed as single characters and overlapping
-  bigrams; a query uses the bigrams of its runs (or the single character), so
-  ``数据库`` matches text containing ``数据库`` and ranks it above text that only
-  shares one character.
-* Any token that is not plain ASCII is hex-encoded, so neither backend's parser
-  (or its locale) can split, fold or drop it.
-
-Both backends then rank with their own term-frequency scoring (FTS5 ``bm25``,
-PostgreSQL ``ts_rank``) over the same tokens.
-"""
+"""Memory's full-text tokens: the shared segmentation rule plus a per-scope token."""
 
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 
-MAX_BODY_CHARS = 200_000
+from .._text import MAX_BODY_CHARS, index_tokens, query_tokens
 
-_CJK_RANGES = (
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3100, 0x312F),  # Bopomofo
-    (0x3131, 0x318F),  # Hangul compatibility Jamo
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xAC00, 0xD7AF),  # Hangul syllables
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0x20000, 0x2FA1F),  # CJK extensions B-F, compatibility supplement
-)
-
-
-def _is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return any(low <= code <= high for low, high in _CJK_RANGES)
-
-
-def _encode(token: str) -> str:
-    return token if token.isascii() else "x" + token.encode("utf-8").hex()
-
-
-def _runs(text: str) -> list[tuple[bool, str]]:
-    """Splits text into (is_cjk, run) pairs of word characters."""
-    runs: list[tuple[bool, str]] = []
-    current: list[str] = []
-    current_cjk = False
-    for ch in unicodedata.normalize("NFKC", text).lower():
-        cjk = _is_cjk(ch)
-        word = cjk or ch.isalnum()
-        if current and (not word or cjk != current_cjk):
-            runs.append((current_cjk, "".join(current)))
-            current = []
-        if word:
-            current.append(ch)
-            current_cjk = cjk
-    if current:
-        runs.append((current_cjk, "".join(current)))
-    return runs
-
-
-def index_tokens(text: str) -> str:
-    """The space-separated token text stored for a document."""
-    out: list[str] = []
-    for cjk, run in _runs(text[:MAX_BODY_CHARS]):
-        if not cjk:
-            out.append(_encode(run))
-            continue
-        out.extend(_encode(ch) for ch in run)
-        out.extend(_encode(run[i : i + 2]) for i in range(len(run) - 1))
-    return " ".join(out)
-
-
-def query_tokens(text: str) -> list[str]:
-    """The distinct tokens a query searches for, in order of appearance."""
-    seen: dict[str, None] = {}
-    for cjk, run in _runs(text):
-        if not cjk or len(run) == 1:
-            seen.setdefault(_encode(run), None)
-            continue
-        for i in range(len(run) - 1):
-            seen.setdefault(_encode(run[i : i + 2]), None)
-    return list(seen)
+__all__ = ["MAX_BODY_CHARS", "index_tokens", "query_tokens", "scope_token"]
 
 
 def scope_token(app_name: str, user_id: str) -> str:
