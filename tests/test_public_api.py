@@ -6,7 +6,14 @@ import importlib
 
 import pytest
 
-PUBLIC = ["adk_yuxi", "adk_yuxi.tools", "adk_yuxi.models", "adk_yuxi.testing", "adk_yuxi.cli"]
+PUBLIC = [
+    "adk_yuxi",
+    "adk_yuxi.tools",
+    "adk_yuxi.models",
+    "adk_yuxi.testing",
+    "adk_yuxi.cli",
+    "adk_yuxi.documents",
+]
 
 
 @pytest.mark.parametrize("name", PUBLIC)
