@@ -9,6 +9,7 @@ from a `PrincipalSource` resolves the user of each run when it starts (`UserRunt
 
 from ._access import check_resource, runtime_plugin
 from ._app import build_agent, build_app
+from ._catalog import AgentCatalog, AgentConfigError, UnknownAgentError, load_agent_config
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
 from ._per_user import PerUserAuthorizationPlugin, PerUserToolset, UserRuntimes
@@ -22,6 +23,7 @@ from ._resources import (
     ResourceType,
 )
 from ._tools import DuplicateToolError, GatedToolset, RuntimeTools, resolve_runtime_tools
+from ._tree import AgentTree, AgentTreeError
 from ._visibility import SKILL_LOADER_TOOLS, Visibility, compute_visibility
 
 __all__ = [
@@ -30,7 +32,11 @@ __all__ = [
     "DEFAULT_RESOURCE_ARGS",
     "PLUGIN_NAME",
     "SKILL_LOADER_TOOLS",
+    "AgentCatalog",
     "AgentConfig",
+    "AgentConfigError",
+    "AgentTree",
+    "AgentTreeError",
     "AuthorizationPlugin",
     "DuplicateToolError",
     "FileOwner",
@@ -46,12 +52,14 @@ __all__ = [
     "ResourceType",
     "RuntimeContext",
     "RuntimeTools",
+    "UnknownAgentError",
     "UserRuntimes",
     "Visibility",
     "build_agent",
     "build_app",
     "check_resource",
     "compute_visibility",
+    "load_agent_config",
     "prepare_runtime_context",
     "resolve_runtime_tools",
     "runtime_plugin",

@@ -39,6 +39,15 @@ class AgentConfig(BaseModel):
     skills: tuple[str, ...] | None = None
     preload_skills: tuple[str, ...] = ()
     limits: Limits = Field(default_factory=Limits, json_schema_extra=_ADMIN_ONLY)
+    sub_agents: tuple[str, ...] = ()
+    """Agents the model may hand the conversation to (ADK `sub_agents`), by name."""
+    agent_tools: tuple[str, ...] = ()
+    """Agents the model calls as tools (ADK `AgentTool`), by name."""
+    can_handoff_to: tuple[str, ...] | None = None
+    """The transfer whitelist; None means the sub-agents, plus the parent when
+    `handoff_to_parent` is set. Only names ADK can transfer to are accepted: sub-agents,
+    the parent and the parent's other sub-agents."""
+    handoff_to_parent: bool = False
 
     @field_validator("name")
     @classmethod
@@ -47,12 +56,38 @@ class AgentConfig(BaseModel):
             raise ValueError("the agent name must be a Python-style identifier (ADK requires it)")
         return name
 
-    @field_validator("tools", "knowledges", "mcps", "skills", "preload_skills", mode="before")
+    @field_validator(
+        "tools",
+        "knowledges",
+        "mcps",
+        "skills",
+        "preload_skills",
+        "sub_agents",
+        "agent_tools",
+        "can_handoff_to",
+        mode="before",
+    )
     @classmethod
     def _lists(cls, value: Any) -> Any:
         if isinstance(value, str):
             raise ValueError("expected a list of names, not a string")
         return tuple(dict.fromkeys(value)) if isinstance(value, list | tuple) else value
+
+    @field_validator("sub_agents", "agent_tools", "can_handoff_to")
+    @classmethod
+    def _agent_names(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        bad = [n for n in names or () if not n.isidentifier()]
+        if bad:
+            raise ValueError(f"not an agent name (a Python-style identifier): {bad}")
+        return names
+
+    def handoff_targets(self, parent: str | None) -> tuple[str, ...]:
+        """The agents this one may transfer to when its parent (in the tree) is `parent`."""
+        if self.can_handoff_to is not None:
+            return self.can_handoff_to
+        if self.handoff_to_parent and parent is not None:
+            return (*self.sub_agents, parent)
+        return self.sub_agents
 
 
 ADMIN_ONLY_FIELDS: tuple[str, ...] = tuple(
