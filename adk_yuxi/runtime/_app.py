@@ -23,7 +23,7 @@ from ..access import AccessRepository, Principal
 from ..mcp import McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
-from ..tools import ToolRegistry
+from ..tools import ToolRegistry, ToolSettings
 from ._config import AgentConfig
 from ._context import RuntimeContext, prepare_runtime_context
 from ._per_user import PerUserAuthorizationPlugin, PerUserToolset, UserRuntimes
@@ -91,10 +91,16 @@ def _assemble(
     registry: ToolRegistry | None,
     skills: SkillCatalog | None,
     mcp_servers: McpServerRegistry | None,
+    settings: ToolSettings | None,
     **runtime: Any,
 ) -> AuthorizationPlugin:
     context = prepare_runtime_context(
-        principal, config, registry=registry, skills=skills, mcp_servers=mcp_servers
+        principal,
+        config,
+        registry=registry,
+        skills=skills,
+        mcp_servers=mcp_servers,
+        settings=settings,
     )
     return _runtime(context, **runtime)
 
@@ -114,6 +120,7 @@ def build_app(
     plugins: Sequence[BasePlugin] = (),
     on_refusal: Callable[[Refusal], None] | None = None,
     cache_size: int = 256,
+    settings: ToolSettings | None = None,
 ) -> App:
     """Assembles the runs of `config` for `principal`: one fixed `Principal`, or a
     `PrincipalSource` (e.g. `AccessRepository.load_principal`) asked for the user of
@@ -123,7 +130,9 @@ def build_app(
     it only the user id of the run is checked. `model` overrides the config's model
     (tests pass a `ScriptedLlm`). The authorization plugin is registered first, so it
     runs before any other plugin can answer a call. `cache_size` bounds how many
-    per-principal runtimes a source-backed app keeps assembled.
+    per-principal runtimes a source-backed app keeps assembled. `settings` configures
+    the tools that need server-side configuration (web search providers, say); tools it
+    leaves unusable are not part of any run.
 
     With a source, the agent (and so its model) is shared by every user: the config's
     `model` is used as given, while the other admin-only fields (limits) are still reset
@@ -138,7 +147,12 @@ def build_app(
     name = app_name or config.name
     if isinstance(principal, Principal):
         context = prepare_runtime_context(
-            principal, config, registry=registry, skills=skills, mcp_servers=mcp_servers
+            principal,
+            config,
+            registry=registry,
+            skills=skills,
+            mcp_servers=mcp_servers,
+            settings=settings,
         )
         agent, plugin = build_agent(context, model=model, **runtime)
         return App(name=name, root_agent=agent, plugins=[plugin, *plugins])
@@ -148,6 +162,7 @@ def build_app(
         registry=registry,
         skills=skills,
         mcp_servers=mcp_servers,
+        settings=settings,
         **runtime,
     )
     runtimes = UserRuntimes(principal, assemble, cache_size=cache_size)

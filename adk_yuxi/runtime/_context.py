@@ -12,10 +12,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from google.adk.tools.base_tool import BaseTool
+
 from ..access import Principal, ResourceKind
 from ..mcp import McpServerRegistry
 from ..skills import SkillCatalog, SkillSpec
-from ..tools import ToolRegistry, default_registry
+from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig
 
 __all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]
@@ -43,9 +45,18 @@ class RuntimeContext:
     mcp_registry: McpServerRegistry = field(
         default_factory=McpServerRegistry, compare=False, repr=False
     )
+    bound_tools: Mapping[str, BaseTool] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
+    """The instances bound for this run's settings, for tools that need configuration."""
 
     def skill(self, name: str) -> SkillSpec:
         return self.skill_specs[name]
+
+    def tool(self, tool_id: str) -> BaseTool:
+        """The instance this run executes for `tool_id`."""
+        bound = self.bound_tools.get(tool_id)
+        return bound if bound is not None else self.registry.get(tool_id)
 
 
 def _intersect(
@@ -71,6 +82,32 @@ def _may_use_tool(principal: Principal, registry: ToolRegistry, tool_id: str) ->
     if registry.metadata(tool_id).extra.get("admin_only"):
         return principal.is_admin
     return True
+
+
+def _bind_configurable(
+    registry: ToolRegistry,
+    tool_ids: list[str],
+    settings: ToolSettings,
+    omitted: list,
+    *,
+    agent: str,
+) -> tuple[list[str], dict[str, BaseTool]]:
+    """Keeps the tools usable with `settings`; an unavailable one is left out of the run
+    (and so out of every skill that depends on it) with one availability record."""
+    kept: list[str] = []
+    bound: dict[str, BaseTool] = {}
+    for tool_id in tool_ids:
+        if not registry.is_configurable(tool_id):
+            kept.append(tool_id)
+            continue
+        try:
+            bound[tool_id] = registry.bind(tool_id, settings)
+        except ToolUnavailable as unavailable:
+            log_unavailable(unavailable, agent=agent)
+            omitted.append(("tool", tool_id, f"unavailable: {unavailable.reason}"))
+            continue
+        kept.append(tool_id)
+    return kept, bound
 
 
 def _usable_skills(
@@ -122,7 +159,10 @@ def prepare_runtime_context(
     registry: ToolRegistry | None = None,
     skills: SkillCatalog | None = None,
     mcp_servers: McpServerRegistry | None = None,
+    settings: ToolSettings | None = None,
 ) -> RuntimeContext:
+    """`settings` configures the tools that need it (web search keys, say); without it
+    they are bound from the environment alone."""
     registry = default_registry if registry is None else registry
     mcp_registry = McpServerRegistry() if mcp_servers is None else mcp_servers
     catalog = SkillCatalog(registry, mcp_registry) if skills is None else skills
@@ -135,6 +175,13 @@ def prepare_runtime_context(
         config = config.model_copy(update={f: getattr(defaults, f) for f in ADMIN_ONLY_FIELDS})
 
     usable_tools = [t for t in registry.ids() if _may_use_tool(principal, registry, t)]
+    usable_tools, bound = _bind_configurable(
+        registry,
+        usable_tools,
+        ToolSettings() if settings is None else settings,
+        omitted,
+        agent=config.name,
+    )
     base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
     tools = _intersect(config.tools, usable_tools, "tool", omitted)
     tools = tuple(t for t in tools if t not in base_tools)
@@ -164,4 +211,5 @@ def prepare_runtime_context(
         omitted=tuple(omitted),
         registry=registry,
         mcp_registry=mcp_registry,
+        bound_tools=MappingProxyType(bound),
     )

@@ -58,7 +58,6 @@ def resolve_runtime_tools(context: RuntimeContext) -> RuntimeTools:
     """Raises `DuplicateToolError` when two local tools, or a local tool and a skill
     loader tool, share a name. MCP tool names are only known once a server is connected,
     so those collisions are reported by `GatedToolset.get_tools`."""
-    registry = context.registry
     ids: dict[str, None] = dict.fromkeys(context.base_tools)
     ids.update(dict.fromkeys(context.tools))
     servers: dict[str, None] = dict.fromkeys(context.mcp_servers)
@@ -69,7 +68,7 @@ def resolve_runtime_tools(context: RuntimeContext) -> RuntimeTools:
     local: dict[str, BaseTool] = {}
     sources: dict[str, str] = {}
     for tool_id in ids:
-        tool = registry.get(tool_id)
+        tool = context.tool(tool_id)
         if tool.name in local:
             raise DuplicateToolError(tool.name, [sources[tool.name], f"registry id {tool_id!r}"])
         local[tool.name] = tool

@@ -1,19 +1,40 @@
-"""Test kit: a scripted ADK model and a loopback OpenAI-compatible server.
+"""Test kit: a scripted ADK model, a loopback OpenAI-compatible server and loopback
+fakes of the web search providers.
 
 Both go through ADK's real model interface (and, for the server, ADK's real OpenAI
 adapter over HTTP), so tests exercise the runtime users run.
 """
 
 from ._openai_server import ChatTurn, OpenAIScriptServer, ToolCall
+from ._pages import PageServer
 from ._scripted import ScriptedLlm, ScriptExhaustedError, Turn, call, text
+from ._web_providers import (
+    DEEPSEEK,
+    DOUBAO,
+    TAVILY,
+    ProviderFakeServer,
+    Reply,
+    deepseek_error,
+    doubao_error,
+    tavily_error,
+)
 
 __all__ = [
+    "DEEPSEEK",
+    "DOUBAO",
+    "TAVILY",
     "ChatTurn",
     "OpenAIScriptServer",
+    "PageServer",
+    "ProviderFakeServer",
+    "Reply",
     "ScriptExhaustedError",
     "ScriptedLlm",
     "ToolCall",
     "Turn",
     "call",
+    "deepseek_error",
+    "doubao_error",
+    "tavily_error",
     "text",
 ]

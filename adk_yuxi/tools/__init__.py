@@ -4,6 +4,7 @@
 `BaseTool`. Registration is not permission: see `adk_yuxi.access` and the runtime.
 """
 
+from ._availability import ToolBinder, ToolSettings, ToolUnavailable, log_unavailable
 from ._metadata import ToolCatalogEntry, ToolExtraMetadata
 from ._registry import (
     ToolRegistry,
@@ -18,12 +19,16 @@ from ._strict import StrictFunctionTool, ToolArgumentsError
 __all__ = [
     "StrictFunctionTool",
     "ToolArgumentsError",
+    "ToolBinder",
     "ToolCatalogEntry",
     "ToolExtraMetadata",
     "ToolRegistry",
+    "ToolSettings",
+    "ToolUnavailable",
     "UnknownToolError",
     "catalog",
     "default_registry",
+    "log_unavailable",
     "register_tool",
     "tool",
 ]

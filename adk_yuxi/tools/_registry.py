@@ -17,6 +17,7 @@ from google.adk.tools.base_tool import BaseTool
 
 from adk_yuxi.errors import YuxiError
 
+from ._availability import ToolBinder, ToolSettings, ToolUnavailable
 from ._metadata import ToolCatalogEntry, ToolExtraMetadata
 from ._strict import StrictFunctionTool
 
@@ -69,10 +70,20 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tools: dict[str, tuple[BaseTool, ToolExtraMetadata]] = {}
+        self._binders: dict[str, ToolBinder] = {}
 
-    def register(self, tool: BaseTool, metadata: ToolExtraMetadata | None = None) -> BaseTool:
+    def register(
+        self,
+        tool: BaseTool,
+        metadata: ToolExtraMetadata | None = None,
+        *,
+        binder: ToolBinder | None = None,
+    ) -> BaseTool:
         """Registers an already-built tool under its `name`; raises `ValueError` naming
-        the tool on a duplicate id or invalid metadata, and registers nothing then."""
+        the tool on a duplicate id or invalid metadata, and registers nothing then.
+
+        With `binder`, `tool` is the catalog's instance (its declaration) and runs get
+        what `bind` returns for their settings, or nothing when it is unavailable."""
         if not isinstance(tool, BaseTool):
             raise TypeError(f"register_tool expects a google.adk BaseTool, got {type(tool)!r}")
         tool_id = tool.name
@@ -87,12 +98,37 @@ class ToolRegistry:
             if tool_id in self._tools:
                 raise ValueError(f"tool {tool_id!r} is already registered")
             self._tools[tool_id] = (tool, resolved)
+            if binder is not None:
+                self._binders[tool_id] = binder
         return tool
 
     def unregister(self, tool_id: str) -> None:
         with self._lock:
+            self._binders.pop(tool_id, None)
             if self._tools.pop(tool_id, None) is None:
                 raise UnknownToolError(tool_id)
+
+    def is_configurable(self, tool_id: str) -> bool:
+        """Whether runs get this tool only through its binder (settings-dependent)."""
+        return tool_id in self._binders
+
+    def bind(self, tool_id: str, settings: ToolSettings) -> BaseTool:
+        """The instance a run with `settings` executes; raises `ToolUnavailable` (with
+        the reason) when the tool's configuration is missing or unusable."""
+        tool = self.get(tool_id)
+        binder = self._binders.get(tool_id)
+        if binder is None:
+            return tool
+        try:
+            bound = binder(settings)
+        except ToolUnavailable:
+            raise
+        except (ValueError, TypeError, KeyError) as exc:
+            # A binder that trips over a malformed setting is misconfiguration, not a crash.
+            raise ToolUnavailable(tool_id, f"invalid configuration: {exc}") from exc
+        if not isinstance(bound, BaseTool) or bound.name != tool.name:
+            raise ToolUnavailable(tool_id, "its binder returned a different tool")
+        return bound
 
     def __contains__(self, tool_id: object) -> bool:
         return tool_id in self._tools
@@ -155,9 +191,10 @@ def register_tool(
     metadata: ToolExtraMetadata | None = None,
     *,
     registry: ToolRegistry | None = None,
+    binder: ToolBinder | None = None,
 ) -> BaseTool:
-    """Registers a vendor's or an already-built `BaseTool`."""
-    return _pick(registry).register(tool, metadata)
+    """Registers a vendor's or an already-built `BaseTool` (see `ToolRegistry.register`)."""
+    return _pick(registry).register(tool, metadata, binder=binder)
 
 
 def catalog(registry: ToolRegistry | None = None) -> list[ToolCatalogEntry]:

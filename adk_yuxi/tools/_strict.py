@@ -60,7 +60,7 @@ def _build_arguments_model(
 ) -> type[pydantic.BaseModel]:
     signature = inspect.signature(func)
     try:
-        hints = get_type_hints(func)
+        hints = get_type_hints(func, include_extras=True)
     except (NameError, TypeError):
         hints = {}
     fields: dict[str, Any] = {}

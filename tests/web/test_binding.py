@@ -1,0 +1,151 @@
+"""web_search and web_fetch are bound into a run only when configured: through the real
+Runner, a scripted model and the provider fakes on loopback."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from google.adk.sessions import InMemorySessionService
+
+from adk_yuxi.runtime import AgentConfig, build_app, prepare_runtime_context
+from adk_yuxi.testing import TAVILY, ProviderFakeServer, ScriptedLlm, call
+from adk_yuxi.tools import ToolSettings, register_tool
+from adk_yuxi.web import (
+    WebSettings,
+    bind_web_fetch,
+    bind_web_search,
+    web_fetch_tool,
+    web_search_tool,
+)
+
+from ..runtime._kit import Kit, function_responses, run_turn
+from .conftest import KEY
+
+CONFIG = AgentConfig(name="researcher", tools=None, skills=("research",))
+GATED = AgentConfig(name="researcher", tools=("echo",), skills=("research",))
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Kit:
+    kit = Kit(tmp_path)
+    register_tool(web_search_tool(None), registry=kit.registry, binder=bind_web_search)
+    register_tool(web_fetch_tool(None), registry=kit.registry, binder=bind_web_fetch)
+    kit.skill("research", body="Search first.", tool_dependencies=["web_search"])
+    kit.load_skills()
+    return kit
+
+
+def test_unconfigured_tools_and_their_skills_are_left_out_with_one_record(
+    kit: Kit, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="adk_yuxi.tools.availability")
+    context = prepare_runtime_context(
+        kit.principal(),
+        CONFIG,
+        registry=kit.registry,
+        skills=kit.catalog,
+        settings=ToolSettings(environ={}),
+    )
+    assert "web_search" not in context.tools and "web_fetch" not in context.tools
+    assert "echo" in context.tools
+    assert context.skills == ()
+    records = [r for r in caplog.records if getattr(r, "component", None)]
+    assert sorted(r.component for r in records) == ["web_fetch", "web_search"]  # type: ignore[attr-defined]
+    for record in records:
+        assert record.available is False  # type: ignore[attr-defined]
+        assert record.reason  # type: ignore[attr-defined]
+    search = next(r for r in records if r.component == "web_search")  # type: ignore[attr-defined]
+    assert "TAVILY_API_KEY" in search.reason  # type: ignore[attr-defined]
+    assert ("skill", "research", "dependencies out of reach: ['web_search']") in context.omitted
+
+
+def test_invalid_configuration_is_unavailable_not_a_crash(kit: Kit) -> None:
+    environ = {
+        "TAVILY_API_KEY": "k",
+        "YUXI_WEB_TIMEOUT_S": "soon",
+        "YUXI_WEB_FETCH_PROVIDER": "ftp",
+    }
+    context = prepare_runtime_context(
+        kit.principal(),
+        CONFIG,
+        registry=kit.registry,
+        skills=kit.catalog,
+        settings=ToolSettings(environ=environ),
+    )
+    reasons = {name: why for kind, name, why in context.omitted if kind == "tool"}
+    assert "YUXI_WEB_TIMEOUT_S" in reasons["web_search"]
+    assert "soon" not in reasons["web_search"]
+    assert "web_fetch" in reasons
+
+
+def test_host_settings_win_over_the_environment(kit: Kit) -> None:
+    environ = {"YUXI_WEB_SEARCH_PROVIDER": "deepseek", "DEEPSEEK_API_KEY": "env-key"}
+    host = WebSettings(search_provider="tavily", tavily_api_key="host-key")
+    context = prepare_runtime_context(
+        kit.principal(),
+        CONFIG,
+        registry=kit.registry,
+        skills=kit.catalog,
+        settings=ToolSettings(host, environ=environ),
+    )
+    assert "web_search" in context.tools
+    assert context.tool("web_search") is not kit.registry.get("web_search")
+    # Without the host's choice the environment's provider serves.
+    context = prepare_runtime_context(
+        kit.principal(),
+        CONFIG,
+        registry=kit.registry,
+        skills=kit.catalog,
+        settings=ToolSettings(environ=environ),
+    )
+    assert "web_search" in context.tools
+
+
+async def test_a_run_without_configuration_shows_no_web_tools(kit: Kit) -> None:
+    llm = ScriptedLlm([call("web_search", query="x"), "done"])
+    app = build_app(
+        CONFIG,
+        kit.principal(),
+        registry=kit.registry,
+        skills=kit.catalog,
+        model=llm,
+        settings=ToolSettings(environ={}),
+    )
+    events = await run_turn(app, InMemorySessionService(), "s1", "search")
+    assert "web_search" not in llm.tool_names(0) and "web_fetch" not in llm.tool_names(0)
+    assert "load_skill" not in llm.tool_names(0)
+    refused = function_responses(events)["web_search"][0]
+    assert refused["error"]["code"] == "tool_not_available"
+
+
+async def test_a_configured_run_searches_through_the_provider(kit: Kit) -> None:
+    with ProviderFakeServer(api_key=KEY) as fake:
+        host = WebSettings(tavily_api_key=KEY, tavily_base_url=fake.base_url(TAVILY))
+        llm = ScriptedLlm(
+            [
+                call("load_skill", skill_name="research"),
+                call("web_search", query="adk plugins", max_results=2),
+                call("web_search", query="adk", max_results=99),
+                "done",
+            ]
+        )
+        app = build_app(
+            GATED,
+            kit.principal(),
+            registry=kit.registry,
+            skills=kit.catalog,
+            model=llm,
+            settings=ToolSettings(host, environ={}),
+        )
+        events = await run_turn(app, InMemorySessionService(), "s1", "search")
+    assert "web_search" not in llm.tool_names(0)  # gated behind the research skill
+    assert "web_search" in llm.tool_names(1)
+    assert "web_fetch" not in llm.tool_names(1)  # fetching was not enabled
+    found, refused = function_responses(events)["web_search"]
+    assert found["provider"] == "tavily" and len(found["results"]) == 2
+    assert found["results"][0]["score_max"] == 1.0
+    assert refused["error"]["code"] == "invalid_arguments"
+    assert len([r for r in fake.requests if r[0] == TAVILY + "/search"]) == 1
+    assert KEY not in str(llm.requests)
