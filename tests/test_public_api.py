@@ -13,6 +13,7 @@ PUBLIC = [
     "adk_yuxi.testing",
     "adk_yuxi.cli",
     "adk_yuxi.documents",
+    "adk_yuxi.web",
 ]
 
 

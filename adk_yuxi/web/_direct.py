@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
-from ._convert import PageConverter, convert_page, supported_types
+from ._convert import ACCEPTED_TYPES, PageConverter, UnreadablePage, convert_page
 from ._errors import FetchError
 from ._http import _ssl_context
 from ._results import FetchedPage
@@ -135,7 +135,7 @@ class DirectFetcher:
         self.policy = policy or AddressPolicy()
         self.resolver = resolver
         self.converter = converter
-        self.allowed_types = allowed_types or supported_types()
+        self.allowed_types = allowed_types or ACCEPTED_TYPES
 
     @classmethod
     def from_settings(cls, settings: WebSettings) -> DirectFetcher:
@@ -168,8 +168,8 @@ class DirectFetcher:
             title, markdown = await asyncio.to_thread(
                 self.converter, body, mime_type=mime, charset=charset, url=final_url
             )
-        except ValueError as exc:
-            raise self._error("unsupported_content", str(exc), retryable=False) from None
+        except UnreadablePage as exc:
+            raise self._error(exc.code, str(exc), retryable=False) from None
         return FetchedPage(
             url=url, final_url=final_url, title=title, markdown=markdown, provider=PROVIDER
         )

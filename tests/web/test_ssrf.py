@@ -14,6 +14,8 @@ import pytest
 from adk_yuxi.testing import PageServer
 from adk_yuxi.web import AddressPolicy, DirectFetcher, FetchError, StaticResolver, WebSettings
 
+from ..documents.files import docx_bytes, pdf_bytes
+
 LOOPBACK_ONLY = AddressPolicy(["127.0.0.1/32"])
 HTML = (
     b"<html><head><title>Hello page</title></head>"
@@ -29,6 +31,13 @@ def pages() -> Iterator[PageServer]:
             "/notes.txt": ("text/plain", "第一行\nsecond line".encode()),
             "/blob": ("application/octet-stream", b"\x00\x01"),
             "/image": ("image/png", b"\x89PNG"),
+            "/report.pdf": ("application/pdf", pdf_bytes(["Quarterly figures", "Page two"])),
+            "/locked.pdf": ("application/pdf", pdf_bytes(["secret"], encrypt=True)),
+            "/broken.pdf": ("application/pdf", b"%PDF-1.4 garbage"),
+            "/memo.docx": (
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                docx_bytes(["First paragraph."], "Memo"),
+            ),
         }
     ) as server:
         yield server
@@ -240,3 +249,15 @@ async def test_text_and_http_errors(pages: PageServer) -> None:
     with pytest.raises(FetchError) as caught:
         await fetcher.fetch(pages.url("/missing"))
     assert caught.value.code == "fetch_failed" and caught.value.status == 404
+
+
+async def test_documents_go_through_the_document_converter(pages: PageServer) -> None:
+    fetcher = DirectFetcher(policy=LOOPBACK_ONLY)
+    pdf = await fetcher.fetch(pages.url("/report.pdf"))
+    assert "Quarterly figures" in pdf.markdown and "Page two" in pdf.markdown
+    memo = await fetcher.fetch(pages.url("/memo.docx"))
+    assert "First paragraph." in memo.markdown
+    for path, code in (("/locked.pdf", "unsupported_content"), ("/broken.pdf", "fetch_failed")):
+        with pytest.raises(FetchError) as caught:
+            await fetcher.fetch(pages.url(path))
+        assert caught.value.code == code, path
