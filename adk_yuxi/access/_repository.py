@@ -110,6 +110,14 @@ class AccessRepository:
     async def save_resource(self, record: ResourceRecord) -> ResourceRecord:
         """Creates or replaces a resource; raises `ShareConfigError` (and writes nothing)
         when the manage scope is not inside the read scope or the creator is unknown."""
+        async with self._store.write() as tx:
+            await self.save_resource_in(tx, record)
+        return record
+
+    @classmethod
+    async def save_resource_in(cls, tx: Tx, record: ResourceRecord) -> None:
+        """`save_resource` inside the caller's transaction, so a resource and the rows
+        that describe it (a knowledge base, say) commit or roll back together."""
         params = {
             "kind": record.kind.value,
             "id": record.id,
@@ -117,24 +125,22 @@ class AccessRepository:
             "share": record.share.model_dump_json(),
             "enabled": record.enabled,
         }
-        async with self._store.write() as tx:
-            known = await self._departments(tx, [record.creator_id])
-            if record.creator_id not in known:
-                raise ShareConfigError(f"creator {record.creator_id!r} is not a known user")
-            departments = await self._departments(tx, record.share.manage_scope.ids)
-            record.share.check(departments.get)
-            changed = await tx.execute(
-                "UPDATE yx_resources SET creator_id = :creator_id, share = :share,"
-                " enabled = :enabled WHERE kind = :kind AND id = :id",
+        known = await cls._departments(tx, [record.creator_id])
+        if record.creator_id not in known:
+            raise ShareConfigError(f"creator {record.creator_id!r} is not a known user")
+        departments = await cls._departments(tx, record.share.manage_scope.ids)
+        record.share.check(departments.get)
+        changed = await tx.execute(
+            "UPDATE yx_resources SET creator_id = :creator_id, share = :share,"
+            " enabled = :enabled WHERE kind = :kind AND id = :id",
+            params,
+        )
+        if changed == 0:
+            await tx.execute(
+                f"INSERT INTO yx_resources ({_RESOURCE_COLUMNS})"
+                " VALUES (:kind, :id, :creator_id, :share, :enabled)",
                 params,
             )
-            if changed == 0:
-                await tx.execute(
-                    f"INSERT INTO yx_resources ({_RESOURCE_COLUMNS})"
-                    " VALUES (:kind, :id, :creator_id, :share, :enabled)",
-                    params,
-                )
-        return record
 
     async def get_resource(self, kind: ResourceKind, ident: str) -> ResourceRecord:
         async with self._store.read() as tx:
@@ -197,6 +203,36 @@ class AccessRepository:
         if not can_read(_user(row[:5]), _resource(row[5:])):
             return "this user may no longer use this agent"
         return None
+
+    async def readable_among(
+        self, user_id: str, kind: ResourceKind, idents: Iterable[str]
+    ) -> tuple[User, frozenset[str]]:
+        """The user as now, and which of `idents` they may read now (enabled ones only).
+
+        One query, no cache: the per-call check of resource-scoped tools (knowledge),
+        so a withdrawn share or a disabled account is seen by the very next call.
+        Raises `NotFoundError` for an unknown user.
+        """
+        ids = sorted(set(idents))[:1000]
+        names = {f"r{i}": ident for i, ident in enumerate(ids)}
+        among = ", ".join(f":{name}" for name in names) or "NULL"
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT u.id, u.name, u.role, u.department_id, u.active,"
+                " r.kind, r.id, r.creator_id, r.share, r.enabled"
+                " FROM yx_users u LEFT JOIN yx_resources r"
+                f" ON r.kind = :kind AND r.id IN ({among}) WHERE u.id = :user",
+                {"kind": kind.value, "user": user_id, **names},
+            )
+        if not rows:
+            raise NotFoundError("user", user_id)
+        user = _user(rows[0][:5])
+        readable = frozenset(
+            row[6]
+            for row in rows
+            if row[5] is not None and row[9] and can_read(user, _resource(row[5:]))
+        )
+        return user, readable
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -1,0 +1,43 @@
+"""Knowledge errors: each message is safe to show the user who caused it."""
+
+from __future__ import annotations
+
+from adk_yuxi.errors import YuxiError
+
+__all__ = [
+    "DelegationError",
+    "InvalidKnowledgeRequestError",
+    "KnowledgeAccessDenied",
+    "KnowledgeError",
+    "UnknownFileError",
+    "UnknownKnowledgeBaseError",
+]
+
+
+class KnowledgeError(YuxiError):
+    """Base of the knowledge package's errors."""
+
+
+class InvalidKnowledgeRequestError(KnowledgeError, ValueError):
+    """An argument out of range or malformed (a bad id, an oversize regex, ...)."""
+
+
+class UnknownKnowledgeBaseError(KnowledgeError, LookupError):
+    def __init__(self, kb_id: str) -> None:
+        super().__init__(f"no knowledge base {kb_id!r} is visible to this call")
+        self.kb_id = kb_id
+
+
+class UnknownFileError(KnowledgeError, LookupError):
+    def __init__(self, kb_id: str, file_id: str) -> None:
+        super().__init__(f"no file {file_id!r} in knowledge base {kb_id!r} is visible to this call")
+        self.kb_id = kb_id
+        self.file_id = file_id
+
+
+class KnowledgeAccessDenied(KnowledgeError, PermissionError):
+    """The caller's current rights do not reach the knowledge asked for."""
+
+
+class DelegationError(KnowledgeError, PermissionError):
+    """A delegation token that is missing, malformed, forged, expired or misaddressed."""

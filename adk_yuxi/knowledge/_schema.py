@@ -1,0 +1,76 @@
+"""The knowledge tables: bases, files, parsed text, chunks and their full-text index.
+
+Written as plain DDL per backend so it can run as one step of the platform schema's
+migrations. Base and file rows carry no rights: who may read a knowledge base is its
+share config in ``yx_resources`` (kind ``knowledge_base``, same id).
+"""
+
+from __future__ import annotations
+
+from .._sql.urls import Backend
+
+__all__ = ["KNOWLEDGE_DDL"]
+
+_COMMON = [
+    """CREATE TABLE IF NOT EXISTS yx_kb_bases (
+      kb_id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      description TEXT NOT NULL DEFAULT '',
+      created_at DOUBLE PRECISION NOT NULL)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS ux_yx_kb_bases_name ON yx_kb_bases (name)",
+    """CREATE TABLE IF NOT EXISTS yx_kb_files (
+      file_id TEXT PRIMARY KEY,
+      kb_id TEXT NOT NULL REFERENCES yx_kb_bases (kb_id) ON DELETE CASCADE,
+      name TEXT NOT NULL,
+      mime_type TEXT NOT NULL,
+      title TEXT,
+      size BIGINT NOT NULL,
+      sha256 TEXT NOT NULL,
+      total_lines INTEGER NOT NULL,
+      chunk_count INTEGER NOT NULL,
+      version INTEGER NOT NULL,
+      updated_at DOUBLE PRECISION NOT NULL,
+      CONSTRAINT uq_yx_kb_files_name UNIQUE (kb_id, name))""",
+    """CREATE TABLE IF NOT EXISTS yx_kb_texts (
+      file_id TEXT PRIMARY KEY REFERENCES yx_kb_files (file_id) ON DELETE CASCADE,
+      markdown TEXT NOT NULL)""",
+]
+
+_CHUNK_COLUMNS = """
+      file_id TEXT NOT NULL REFERENCES yx_kb_files (file_id) ON DELETE CASCADE,
+      kb_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      start_line INTEGER NOT NULL,
+      end_line INTEGER NOT NULL,
+      content TEXT NOT NULL,
+      scope TEXT NOT NULL,
+      body TEXT NOT NULL)"""
+
+KNOWLEDGE_DDL: dict[Backend, list[str]] = {
+    "sqlite": [
+        *_COMMON,
+        "CREATE TABLE IF NOT EXISTS yx_kb_chunks (cid INTEGER PRIMARY KEY AUTOINCREMENT,"
+        + _CHUNK_COLUMNS,
+        "CREATE INDEX IF NOT EXISTS ix_yx_kb_chunks_file ON yx_kb_chunks (file_id, seq)",
+        """CREATE VIRTUAL TABLE IF NOT EXISTS yx_kb_chunks_fts USING fts5(
+          scope, body, content='yx_kb_chunks', content_rowid='cid',
+          tokenize='unicode61 remove_diacritics 0')""",
+        """CREATE VIRTUAL TABLE IF NOT EXISTS yx_kb_chunks_vocab
+          USING fts5vocab(yx_kb_chunks_fts, row)""",
+        """CREATE TRIGGER IF NOT EXISTS yx_kb_chunks_ai AFTER INSERT ON yx_kb_chunks BEGIN
+          INSERT INTO yx_kb_chunks_fts(rowid, scope, body) VALUES (new.cid, new.scope, new.body);
+        END""",
+        """CREATE TRIGGER IF NOT EXISTS yx_kb_chunks_ad AFTER DELETE ON yx_kb_chunks BEGIN
+          INSERT INTO yx_kb_chunks_fts(yx_kb_chunks_fts, rowid, scope, body)
+          VALUES ('delete', old.cid, old.scope, old.body);
+        END""",
+    ],
+    "postgresql": [
+        *_COMMON,
+        "CREATE TABLE IF NOT EXISTS yx_kb_chunks (cid BIGSERIAL PRIMARY KEY," + _CHUNK_COLUMNS,
+        "CREATE INDEX IF NOT EXISTS ix_yx_kb_chunks_file ON yx_kb_chunks (file_id, seq)",
+        """ALTER TABLE yx_kb_chunks ADD COLUMN IF NOT EXISTS tsv tsvector
+          GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, scope || ' ' || body)) STORED""",
+        "CREATE INDEX IF NOT EXISTS ix_yx_kb_chunks_tsv ON yx_kb_chunks USING GIN (tsv)",
+    ],
+}

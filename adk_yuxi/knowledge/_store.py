@@ -1,0 +1,367 @@
+"""Knowledge bases, their files, parsed text and chunks on the platform database.
+
+The store answers for data, not rights: callers on behalf of a user (the knowledge
+server) check the user's current read right first. Ingestion converts and chunks a
+file outside any transaction, then replaces the file's text and chunks in one
+transaction, so a failed or cancelled ingest leaves the previous version intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .._sql.store import SqlStore, Tx, make_store
+from .._text import index_tokens
+from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
+from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
+from ._chunking import Chunk, chunk_lines
+from ._errors import InvalidKnowledgeRequestError, UnknownFileError, UnknownKnowledgeBaseError
+from ._ids import check_file_name, check_ident, check_kb_name
+from ._models import KnowledgeBase, KnowledgeFile
+from ._progress import IngestProgress
+from ._schema import KNOWLEDGE_DDL
+from ._search import ChunkHit, file_scope, kb_scope, search_for
+
+__all__ = ["KnowledgeStore"]
+
+_KB_COLUMNS = "kb_id, name, description, created_at"
+_FILE_COLUMNS = (
+    "file_id, kb_id, name, mime_type, title, size, sha256, total_lines, chunk_count, version,"
+    " updated_at"
+)
+_BATCH = 500
+_PG_DDL_LOCK = 0x59_4B_42_31
+
+
+def _kb(row: Sequence[Any]) -> KnowledgeBase:
+    return KnowledgeBase(row[0], row[1], row[2], float(row[3]))
+
+
+def _file(row: Sequence[Any]) -> KnowledgeFile:
+    return KnowledgeFile(
+        row[0], row[1], row[2], row[3], row[4], int(row[5]), row[6], int(row[7]), int(row[8]),
+        int(row[9]), float(row[10]),
+    )  # fmt: skip
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+class KnowledgeStore:
+    """Knowledge on an SQLAlchemy async URL, engine, or a shared `SqlStore`."""
+
+    def __init__(
+        self,
+        db: str | URL | AsyncEngine | SqlStore,
+        *,
+        converters: ConverterRegistry | None = None,
+        max_file_bytes: int = DEFAULT_MAX_BYTES,
+        **engine_kwargs: Any,
+    ) -> None:
+        self._store, self._owns_store = make_store(db, **engine_kwargs)
+        self._converters = converters or default_converters()
+        self._max_bytes = max_file_bytes
+        self._prepared = False
+        self._prepare_lock = asyncio.Lock()
+
+    @property
+    def store(self) -> SqlStore:
+        return self._store
+
+    async def prepare(self) -> None:
+        """Creates the platform schema and the knowledge tables if missing."""
+        if self._prepared:
+            return
+        async with self._prepare_lock:
+            if self._prepared:
+                return
+            async with self._store.write() as tx:
+                if tx.backend == "postgresql":
+                    await tx.execute(f"SELECT pg_advisory_xact_lock({_PG_DDL_LOCK})")
+                for statement in KNOWLEDGE_DDL[tx.backend]:
+                    await tx.execute(statement)
+            self._prepared = True
+
+    async def close(self) -> None:
+        if self._owns_store:
+            await self._store.close()
+
+    # -- knowledge bases ----------------------------------------------------------------
+
+    async def create_kb(
+        self,
+        name: str,
+        *,
+        creator_id: str,
+        share: ShareConfig | None = None,
+        description: str = "",
+        kb_id: str | None = None,
+    ) -> KnowledgeBase:
+        """A new knowledge base and its access record (share config), in one transaction."""
+        await self.prepare()
+        kb = KnowledgeBase(
+            kb_id=check_ident(kb_id or f"kb_{uuid.uuid4().hex[:16]}", "kb_id"),
+            name=check_kb_name(name),
+            description=description.strip()[:2000],
+            created_at=time.time(),
+        )
+        record = ResourceRecord(
+            kind=ResourceKind.KNOWLEDGE_BASE,
+            id=kb.kb_id,
+            creator_id=creator_id,
+            share=share or ShareConfig.private(),
+        )
+        async with self._store.write() as tx:
+            taken = await tx.fetchone(
+                "SELECT kb_id FROM yx_kb_bases WHERE kb_id = :id OR name = :name",
+                {"id": kb.kb_id, "name": kb.name},
+            )
+            if taken is not None:
+                raise InvalidKnowledgeRequestError(
+                    f"a knowledge base with the id {kb.kb_id!r} or the name {kb.name!r} exists"
+                )
+            await AccessRepository.save_resource_in(tx, record)
+            await tx.execute(
+                f"INSERT INTO yx_kb_bases ({_KB_COLUMNS})"
+                " VALUES (:kb_id, :name, :description, :created_at)",
+                {"kb_id": kb.kb_id, "name": kb.name, "description": kb.description,
+                 "created_at": kb.created_at},
+            )  # fmt: skip
+        return kb
+
+    async def get_kb(self, kb_id: str) -> KnowledgeBase:
+        await self.prepare()
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_KB_COLUMNS} FROM yx_kb_bases WHERE kb_id = :id", {"id": kb_id}
+            )
+        if row is None:
+            raise UnknownKnowledgeBaseError(kb_id)
+        return _kb(row)
+
+    async def find_kb(self, name: str) -> KnowledgeBase:
+        await self.prepare()
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_KB_COLUMNS} FROM yx_kb_bases WHERE name = :name", {"name": name}
+            )
+        if row is None:
+            raise UnknownKnowledgeBaseError(name)
+        return _kb(row)
+
+    async def list_kbs(self, kb_ids: Iterable[str] | None = None) -> list[KnowledgeBase]:
+        """Every base, or those among ``kb_ids``, by name."""
+        await self.prepare()
+        sql = f"SELECT {_KB_COLUMNS} FROM yx_kb_bases"
+        params: dict[str, Any] = {}
+        if kb_ids is not None:
+            params = {f"k{i}": ident for i, ident in enumerate(sorted(set(kb_ids)))}
+            if not params:
+                return []
+            sql += f" WHERE kb_id IN ({', '.join(':' + key for key in params)})"
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(sql + " ORDER BY name", params)
+        return [_kb(row) for row in rows]
+
+    async def delete_kb(self, kb_id: str) -> None:
+        """The base, its files, text, chunks and access record, in one transaction."""
+        await self.prepare()
+        async with self._store.write() as tx:
+            if not await tx.execute("DELETE FROM yx_kb_bases WHERE kb_id = :id", {"id": kb_id}):
+                raise UnknownKnowledgeBaseError(kb_id)
+            # Explicit, so nothing depends on the connection's foreign-key setting.
+            await tx.execute("DELETE FROM yx_kb_chunks WHERE kb_id = :id", {"id": kb_id})
+            await tx.execute(
+                "DELETE FROM yx_kb_texts WHERE file_id IN"
+                " (SELECT file_id FROM yx_kb_files WHERE kb_id = :id)",
+                {"id": kb_id},
+            )
+            await tx.execute("DELETE FROM yx_kb_files WHERE kb_id = :id", {"id": kb_id})
+            await tx.execute(
+                "DELETE FROM yx_resources WHERE kind = :kind AND id = :id",
+                {"kind": ResourceKind.KNOWLEDGE_BASE.value, "id": kb_id},
+            )
+
+    # -- files --------------------------------------------------------------------------
+
+    async def ingest(
+        self,
+        kb_id: str,
+        source: str | os.PathLike[str] | bytes,
+        *,
+        name: str | None = None,
+        mime_type: str | None = None,
+        progress: IngestProgress | None = None,
+    ) -> KnowledgeFile:
+        """Adds a file, or replaces the file of the same name in this base atomically."""
+        await self.get_kb(kb_id)
+        loaded = await asyncio.to_thread(
+            DocumentSource.load, source, name=name, mime_type=mime_type, max_bytes=self._max_bytes
+        )
+        file_name = check_file_name(loaded.name)
+        if progress:
+            progress.stage("converting", 1)
+        document = await asyncio.to_thread(self._converters.convert, loaded)
+        lines = document.lines
+        chunks = chunk_lines(lines)
+        bodies = await asyncio.to_thread(lambda: [index_tokens(c.content) for c in chunks])
+        if progress:
+            progress.advance(1)
+        meta = {
+            "kb_id": kb_id,
+            "name": file_name,
+            "mime_type": document.mime_type,
+            "title": document.title,
+            "size": len(loaded.data),
+            "sha256": hashlib.sha256(loaded.data).hexdigest(),
+            "total_lines": len(lines),
+            "chunk_count": len(chunks),
+            "updated_at": time.time(),
+        }
+        async with self._store.write() as tx:
+            file_id = await self._upsert_file(tx, meta)
+            await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
+            await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
+            await tx.execute(
+                "INSERT INTO yx_kb_texts (file_id, markdown) VALUES (:f, :md)",
+                {"f": file_id, "md": document.markdown},
+            )
+            await self._insert_chunks(tx, kb_id, file_id, chunks, bodies, progress)
+            row = await tx.fetchone(
+                f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
+            )
+        if progress:
+            progress.done()
+        assert row is not None
+        return _file(row)
+
+    @staticmethod
+    async def _upsert_file(tx: Tx, meta: dict[str, Any]) -> str:
+        found = await tx.fetchone(
+            "SELECT file_id FROM yx_kb_files WHERE kb_id = :kb_id AND name = :name", meta
+        )
+        if found is not None:
+            await tx.execute(
+                "UPDATE yx_kb_files SET mime_type = :mime_type, title = :title, size = :size,"
+                " sha256 = :sha256, total_lines = :total_lines, chunk_count = :chunk_count,"
+                " version = version + 1, updated_at = :updated_at WHERE file_id = :file_id",
+                {**meta, "file_id": found[0]},
+            )
+            return str(found[0])
+        file_id = f"f_{uuid.uuid4().hex[:20]}"
+        await tx.execute(
+            f"INSERT INTO yx_kb_files ({_FILE_COLUMNS}) VALUES (:file_id, :kb_id, :name,"
+            " :mime_type, :title, :size, :sha256, :total_lines, :chunk_count, 1, :updated_at)",
+            {**meta, "file_id": file_id},
+        )
+        return file_id
+
+    @staticmethod
+    async def _insert_chunks(
+        tx: Tx,
+        kb_id: str,
+        file_id: str,
+        chunks: list[Chunk],
+        bodies: list[str],
+        progress: IngestProgress | None,
+    ) -> None:
+        scope = f"{kb_scope(kb_id)} {file_scope(file_id)}"
+        if progress:
+            progress.stage("indexing chunks", len(chunks))
+        for at in range(0, len(chunks), _BATCH):
+            batch = chunks[at : at + _BATCH]
+            await tx.executemany(
+                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content,"
+                " scope, body) VALUES (:f, :kb, :seq, :start, :end, :content, :scope, :body)",
+                [
+                    {"f": file_id, "kb": kb_id, "seq": c.seq, "start": c.start_line,
+                     "end": c.end_line, "content": c.content, "scope": scope, "body": body}
+                    for c, body in zip(batch, bodies[at : at + _BATCH], strict=True)
+                ],
+            )  # fmt: skip
+            if progress:
+                progress.advance(len(batch))
+
+    async def delete_file(self, kb_id: str, file_id: str) -> None:
+        await self.prepare()
+        async with self._store.write() as tx:
+            await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
+            await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
+            changed = await tx.execute(
+                "DELETE FROM yx_kb_files WHERE file_id = :f AND kb_id = :kb",
+                {"f": file_id, "kb": kb_id},
+            )
+            if not changed:
+                raise UnknownFileError(kb_id, file_id)
+
+    async def get_file(self, kb_id: str, file_id: str) -> KnowledgeFile:
+        await self.prepare()
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f AND kb_id = :kb",
+                {"f": file_id, "kb": kb_id},
+            )
+        if row is None:
+            raise UnknownFileError(kb_id, file_id)
+        return _file(row)
+
+    async def list_files(self, kb_id: str) -> list[KnowledgeFile]:
+        files, _ = await self.search_files([kb_id], None, offset=0, limit=1_000_000)
+        return files
+
+    async def search_files(
+        self, kb_ids: Iterable[str], query: str | None, *, offset: int, limit: int
+    ) -> tuple[list[KnowledgeFile], int]:
+        """Files of ``kb_ids`` whose name contains ``query`` (case-insensitive), by name,
+        one page of them and the total count."""
+        await self.prepare()
+        params: dict[str, Any] = {f"k{i}": k for i, k in enumerate(sorted(set(kb_ids)))}
+        if not params:
+            return [], 0
+        where = f"kb_id IN ({', '.join(':' + key for key in params)})"
+        if query:
+            where += " AND lower(name) LIKE :pattern ESCAPE '\\'"
+            params["pattern"] = _like_pattern(query)
+        async with self._store.read() as tx:
+            total_row = await tx.fetchone(f"SELECT count(*) FROM yx_kb_files WHERE {where}", params)
+            rows = await tx.fetchall(
+                f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE {where}"
+                " ORDER BY name, file_id LIMIT :limit OFFSET :offset",
+                {**params, "limit": limit, "offset": offset},
+            )
+        return [_file(row) for row in rows], int(total_row[0]) if total_row else 0
+
+    async def read_text(self, kb_id: str, file_id: str) -> tuple[KnowledgeFile, str]:
+        """The file and its parsed Markdown (lines as numbered by search hits)."""
+        await self.prepare()
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {', '.join('f.' + c.strip() for c in _FILE_COLUMNS.split(','))},"
+                " t.markdown FROM yx_kb_files f JOIN yx_kb_texts t ON t.file_id = f.file_id"
+                " WHERE f.file_id = :f AND f.kb_id = :kb",
+                {"f": file_id, "kb": kb_id},
+            )
+        if row is None:
+            raise UnknownFileError(kb_id, file_id)
+        return _file(row[:11]), str(row[11])
+
+    # -- search -------------------------------------------------------------------------
+
+    async def query(
+        self, kb_id: str, query: str, *, top_k: int = 5, file_id: str | None = None
+    ) -> list[ChunkHit]:
+        """The chunks of one base (or one file of it) ranked for ``query``."""
+        await self.prepare()
+        async with self._store.read() as tx:
+            return await search_for(tx.backend).search(tx, kb_id, query, top_k, file_id)
