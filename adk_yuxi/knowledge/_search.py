@@ -56,7 +56,7 @@ def _hits(rows: list[Any]) -> list[ChunkHit]:
         ChunkHit(
             kb_id=row[0], file_id=row[1], file_name=row[2], seq=int(row[3]),
             start_line=int(row[4]), end_line=int(row[5]), content=row[6],
-            score=round(float(row[7]), 6),
+            score=float(row[7]),
         )
         for row in rows
     ]  # fmt: skip

@@ -342,6 +342,19 @@ class KnowledgeStore:
             )
         return [_file(row) for row in rows], int(total_row[0]) if total_row else 0
 
+    async def file_counts(self, kb_ids: Iterable[str]) -> dict[str, int]:
+        await self.prepare()
+        params = {f"k{i}": k for i, k in enumerate(sorted(set(kb_ids)))}
+        if not params:
+            return {}
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT kb_id, count(*) FROM yx_kb_files"
+                f" WHERE kb_id IN ({', '.join(':' + key for key in params)}) GROUP BY kb_id",
+                params,
+            )
+        return {row[0]: int(row[1]) for row in rows}
+
     async def read_text(self, kb_id: str, file_id: str) -> tuple[KnowledgeFile, str]:
         """The file and its parsed Markdown (lines as numbered by search hits)."""
         await self.prepare()

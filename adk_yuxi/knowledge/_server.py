@@ -1,0 +1,167 @@
+"""The built-in knowledge MCP server: five tools over the official `mcp` SDK.
+
+Each call's delegation comes from its own request: the ``Authorization: Bearer``
+header on streamable HTTP, or the ``yuxi/delegation`` key of the request's ``_meta``
+on stdio. Our errors become MCP tool errors with their message; a storage failure
+becomes one generic tool error, never a crashed server or a leaked detail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..errors import YuxiError
+from ._errors import KnowledgeError
+from ._results import DocumentWindow, FindResult, ListKbsResult, QueryResult, SearchFileResult
+from ._service import KnowledgeService
+
+__all__ = ["KNOWLEDGE_TOOL_NAMES", "build_knowledge_server", "serve_knowledge_http"]
+
+KNOWLEDGE_TOOL_NAMES: tuple[str, ...] = (
+    "list_kbs",
+    "query_kb",
+    "find_kb_document",
+    "open_kb_document",
+    "search_file",
+)
+META_KEY = "yuxi/delegation"
+_log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_INSTRUCTIONS = (
+    "Knowledge bases of the platform. Every call acts for the delegated user and sees "
+    "only the knowledge bases that user may read now, within the session's selection."
+)
+
+
+def _token(ctx: Context) -> str | None:
+    headers = ctx.headers
+    if headers is not None:
+        value = headers.get("authorization") or ""
+        scheme, _, credential = value.partition(" ")
+        return credential.strip() if scheme.lower() == "bearer" else None
+    meta: Any = ctx.request_context.meta
+    carried = meta.get(META_KEY) if isinstance(meta, dict) else getattr(meta, META_KEY, None)
+    return carried if isinstance(carried, str) else None
+
+
+async def _answer(call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except KnowledgeError as exc:
+        raise ToolError(str(exc)) from None
+    except (YuxiError, SQLAlchemyError, OSError) as exc:
+        _log.warning("knowledge call failed: %s", exc)
+        raise ToolError("the knowledge service is unavailable; try again later") from None
+
+
+def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge") -> MCPServer:
+    server: MCPServer = MCPServer(name=name, instructions=_INSTRUCTIONS)
+
+    @server.tool(name="list_kbs")
+    async def list_kbs(ctx: Context) -> ListKbsResult:
+        """Lists the knowledge bases visible in this call, with their ids and file counts."""
+        return await _answer(service.list_kbs(_token(ctx)))
+
+    @server.tool(name="query_kb")
+    async def query_kb(
+        kb_id: Annotated[str, Field(description="The knowledge base to search (from list_kbs).")],
+        query: Annotated[str, Field(description="What to look for, in Chinese or English.")],
+        ctx: Context,
+        top_k: Annotated[int, Field(ge=1, le=50, description="How many chunks to return.")] = 5,
+        file_id: Annotated[
+            str | None, Field(description="Search only this file of the base.")
+        ] = None,
+    ) -> QueryResult:
+        """Searches a knowledge base and returns ranked chunks with their file and lines."""
+        return await _answer(service.query_kb(_token(ctx), kb_id, query, top_k, file_id))
+
+    @server.tool(name="find_kb_document")
+    async def find_kb_document(
+        kb_id: Annotated[str, Field(description="The knowledge base holding the file.")],
+        file_id: Annotated[str, Field(description="The file to search in.")],
+        patterns: Annotated[
+            list[str], Field(min_length=1, max_length=10, description="Keywords or regexes.")
+        ],
+        ctx: Context,
+        use_regex: Annotated[bool, Field(description="Treat patterns as regexes.")] = False,
+        case_sensitive: bool = False,
+        max_windows: Annotated[int, Field(ge=1, le=20)] = 5,
+        window_size: Annotated[
+            int, Field(ge=0, le=50, description="Lines of context on each side of a match.")
+        ] = 3,
+    ) -> FindResult:
+        """Finds lines of a parsed document matching any pattern, with line numbers."""
+        return await _answer(
+            service.find_kb_document(
+                _token(ctx), kb_id, file_id, patterns, use_regex, case_sensitive,
+                max_windows, window_size,
+            )
+        )  # fmt: skip
+
+    @server.tool(name="open_kb_document")
+    async def open_kb_document(
+        kb_id: Annotated[str, Field(description="The knowledge base holding the file.")],
+        file_id: Annotated[str, Field(description="The file to read.")],
+        ctx: Context,
+        line: Annotated[
+            int | None, Field(ge=1, description="Start the window at this 1-based line.")
+        ] = None,
+        offset: Annotated[
+            int | None, Field(ge=0, description="Start at this 0-based line (next_offset).")
+        ] = None,
+        window_size: Annotated[int, Field(ge=1, le=400, description="Lines to return.")] = 80,
+    ) -> DocumentWindow:
+        """Reads a window of a parsed document; continue with next_offset."""
+        return await _answer(
+            service.open_kb_document(_token(ctx), kb_id, file_id, line, offset, window_size)
+        )
+
+    @server.tool(name="search_file")
+    async def search_file(
+        ctx: Context,
+        kb_name: Annotated[
+            str | None, Field(description="Only this knowledge base (its name).")
+        ] = None,
+        query: Annotated[str | None, Field(description="Part of the file name.")] = None,
+        offset: Annotated[int, Field(ge=0)] = 0,
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    ) -> SearchFileResult:
+        """Finds files by name across the visible knowledge bases, one page at a time."""
+        return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit))
+
+    return server
+
+
+@contextlib.asynccontextmanager
+async def serve_knowledge_http(
+    server: MCPServer, *, host: str = "127.0.0.1", port: int = 0, json_response: bool = True
+) -> AsyncIterator[str]:
+    """Runs the server over streamable HTTP (stateless; JSON responses by default) in
+    this event loop and yields its URL; stops it on exit."""
+    import uvicorn
+
+    app = server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    runner = uvicorn.Server(config)
+    task = asyncio.create_task(runner.serve())
+    try:
+        while not runner.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("the knowledge server stopped while starting")
+            await asyncio.sleep(0.01)
+        bound = runner.servers[0].sockets[0].getsockname()
+        yield f"http://{host}:{bound[1]}/mcp"
+    finally:
+        runner.should_exit = True
+        await task

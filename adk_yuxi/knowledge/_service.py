@@ -1,0 +1,230 @@
+"""The five knowledge operations on behalf of one delegation, under current rights.
+
+Every operation first verifies the token, then asks the access records what the
+user may read *now* (one query) and intersects that with the token's selection; an
+id outside it gets the same answer as an id that does not exist, so a caller learns
+nothing about bases it cannot see. Prompts and agent configuration never reach here:
+the token's user and the database decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..access import AccessRepository, NotFoundError, ResourceKind
+from ._delegation import Delegation, DelegationVerifier
+from ._errors import InvalidKnowledgeRequestError, KnowledgeAccessDenied, UnknownKnowledgeBaseError
+from ._ids import check_ident
+from ._results import (
+    DocumentWindow,
+    FileInfo,
+    FindResult,
+    KbInfo,
+    ListKbsResult,
+    MatchWindow,
+    QueryHit,
+    QueryResult,
+    SearchFileResult,
+)
+from ._store import KnowledgeStore
+from ._windows import find_windows, line_window
+
+__all__ = ["KnowledgeService", "VisibleScope"]
+
+MAX_TOP_K = 50
+MAX_QUERY_CHARS = 1000
+MAX_WINDOW_LINES = 400
+MAX_CONTEXT_LINES = 50
+MAX_FIND_WINDOWS = 20
+MAX_PAGE = 100
+
+
+@dataclass(frozen=True)
+class VisibleScope:
+    delegation: Delegation
+    kb_ids: frozenset[str]
+
+
+def _bounded(value: int, low: int, high: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidKnowledgeRequestError(f"{what} must be an integer from {low} to {high}")
+    return value
+
+
+class KnowledgeService:
+    def __init__(
+        self, store: KnowledgeStore, access: AccessRepository, verifier: DelegationVerifier
+    ) -> None:
+        self.store = store
+        self.access = access
+        self.verifier = verifier
+
+    async def visible(self, token: str | None) -> VisibleScope:
+        delegation = self.verifier.verify(token)
+        try:
+            user, readable = await self.access.readable_among(
+                delegation.user_id, ResourceKind.KNOWLEDGE_BASE, delegation.kb_ids
+            )
+        except NotFoundError:
+            raise KnowledgeAccessDenied("the delegated user is not known") from None
+        if not user.active:
+            raise KnowledgeAccessDenied("the delegated user account is disabled")
+        return VisibleScope(delegation, readable)
+
+    async def _kb(self, token: str | None, kb_id: str) -> VisibleScope:
+        check_ident(kb_id, "kb_id")
+        scope = await self.visible(token)
+        if kb_id not in scope.kb_ids:
+            raise UnknownKnowledgeBaseError(kb_id)
+        return scope
+
+    async def list_kbs(self, token: str | None) -> ListKbsResult:
+        scope = await self.visible(token)
+        bases = await self.store.list_kbs(scope.kb_ids)
+        counts = await self.store.file_counts(scope.kb_ids)
+        return ListKbsResult(
+            kbs=[
+                KbInfo(
+                    kb_id=kb.kb_id,
+                    name=kb.name,
+                    description=kb.description,
+                    file_count=counts.get(kb.kb_id, 0),
+                )
+                for kb in bases
+            ]
+        )
+
+    async def query_kb(
+        self, token: str | None, kb_id: str, query: str, top_k: int, file_id: str | None
+    ) -> QueryResult:
+        _bounded(top_k, 1, MAX_TOP_K, "top_k")
+        if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
+            raise InvalidKnowledgeRequestError(f"query must be 1-{MAX_QUERY_CHARS} characters")
+        if file_id is not None:
+            check_ident(file_id, "file_id")
+        await self._kb(token, kb_id)
+        if file_id is not None:
+            await self.store.get_file(kb_id, file_id)
+        hits = await self.store.query(kb_id, query, top_k=top_k, file_id=file_id)
+        return QueryResult(
+            kb_id=kb_id,
+            file_id=file_id,
+            query=query,
+            hits=[
+                QueryHit(
+                    kb_id=h.kb_id, file_id=h.file_id, file_name=h.file_name,
+                    start_line=h.start_line, end_line=h.end_line, score=h.score, content=h.content,
+                )
+                for h in hits
+            ],
+        )  # fmt: skip
+
+    async def find_kb_document(
+        self,
+        token: str | None,
+        kb_id: str,
+        file_id: str,
+        patterns: list[str],
+        use_regex: bool,
+        case_sensitive: bool,
+        max_windows: int,
+        window_size: int,
+    ) -> FindResult:
+        _bounded(max_windows, 1, MAX_FIND_WINDOWS, "max_windows")
+        _bounded(window_size, 0, MAX_CONTEXT_LINES, "window_size")
+        check_ident(file_id, "file_id")
+        await self._kb(token, kb_id)
+        file, text = await self.store.read_text(kb_id, file_id)
+        windows, truncated = find_windows(
+            text.split("\n") if text else [],
+            patterns,
+            use_regex=use_regex,
+            case_sensitive=case_sensitive,
+            max_windows=max_windows,
+            window_size=window_size,
+        )
+        return FindResult(
+            kb_id=kb_id,
+            file_id=file_id,
+            file_name=file.name,
+            total_lines=file.total_lines,
+            windows=[
+                MatchWindow(
+                    start_line=w.start_line,
+                    end_line=w.end_line,
+                    match_lines=list(w.match_lines),
+                    content=w.content,
+                )
+                for w in windows
+            ],
+            truncated=truncated,
+        )
+
+    async def open_kb_document(
+        self,
+        token: str | None,
+        kb_id: str,
+        file_id: str,
+        line: int | None,
+        offset: int | None,
+        window_size: int,
+    ) -> DocumentWindow:
+        _bounded(window_size, 1, MAX_WINDOW_LINES, "window_size")
+        if line is not None and offset is not None:
+            raise InvalidKnowledgeRequestError("give either line or offset, not both")
+        if line is not None:
+            start = _bounded(line, 1, 10_000_000, "line") - 1
+        else:
+            start = _bounded(offset or 0, 0, 10_000_000, "offset")
+        check_ident(file_id, "file_id")
+        await self._kb(token, kb_id)
+        file, text = await self.store.read_text(kb_id, file_id)
+        window = line_window(text.split("\n") if text else [], start, window_size)
+        return DocumentWindow(
+            kb_id=kb_id,
+            file_id=file_id,
+            file_name=file.name,
+            start_line=window.start_line,
+            end_line=window.end_line,
+            total_lines=window.total_lines,
+            has_more_before=window.has_more_before,
+            has_more_after=window.has_more_after,
+            next_offset=window.next_offset,
+            content=window.content,
+        )
+
+    async def search_file(
+        self,
+        token: str | None,
+        kb_name: str | None,
+        query: str | None,
+        offset: int,
+        limit: int,
+    ) -> SearchFileResult:
+        _bounded(offset, 0, 10_000_000, "offset")
+        _bounded(limit, 1, MAX_PAGE, "limit")
+        if query is not None and (not isinstance(query, str) or len(query) > 255):
+            raise InvalidKnowledgeRequestError("query must be at most 255 characters")
+        scope = await self.visible(token)
+        bases = {kb.kb_id: kb for kb in await self.store.list_kbs(scope.kb_ids)}
+        if kb_name is not None:
+            bases = {k: kb for k, kb in bases.items() if kb.name == kb_name}
+            if not bases:
+                raise UnknownKnowledgeBaseError(kb_name)
+        files, total = await self.store.search_files(
+            bases, query or None, offset=offset, limit=limit
+        )
+        end = offset + len(files)
+        return SearchFileResult(
+            files=[
+                FileInfo(
+                    kb_id=f.kb_id, kb_name=bases[f.kb_id].name, file_id=f.file_id, name=f.name,
+                    mime_type=f.mime_type, title=f.title, total_lines=f.total_lines, size=f.size,
+                )
+                for f in files
+            ],
+            offset=offset,
+            limit=limit,
+            total=total,
+            next_offset=end if end < total else None,
+        )  # fmt: skip
