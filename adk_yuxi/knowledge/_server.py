@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable
 from typing import Annotated, Any, TypeVar
 
@@ -59,7 +60,7 @@ async def _answer(call: Awaitable[T]) -> T:
         return await call
     except KnowledgeError as exc:
         raise ToolError(str(exc)) from None
-    except (YuxiError, SQLAlchemyError, OSError) as exc:
+    except (YuxiError, SQLAlchemyError, sqlite3.Error, OSError) as exc:
         _log.warning("knowledge call failed: %s", exc)
         raise ToolError("the knowledge service is unavailable; try again later") from None
 
