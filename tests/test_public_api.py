@@ -14,6 +14,7 @@ PUBLIC = [
     "adk_yuxi.cli",
     "adk_yuxi.documents",
     "adk_yuxi.web",
+    "adk_yuxi.knowledge",
 ]
 
 
