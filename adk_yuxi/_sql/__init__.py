@@ -5,18 +5,22 @@ from .errors import (
     InvalidArtifactError,
     InvalidNameError,
     InvalidPageTokenError,
+    InvalidValueError,
     SchemaVersionError,
     SessionExistsError,
     StaleSessionWriteError,
+    StoreClosedError,
     UnknownSessionError,
     UnsupportedDatabaseUrlError,
     YuxiStorageError,
 )
-from .schema import SCHEMA_VERSION, metadata
+from .migrations import Migration, SchemaPart, Step, register_schema_part, schema_parts
+from .schema import PLATFORM, SCHEMA_VERSION
 from .store import IntegrityViolation, SqlStore, Tx, make_store
 from .urls import DatabaseTarget, parse_database_url
 
 __all__ = [
+    "PLATFORM",
     "SCHEMA_VERSION",
     "ArtifactTooLargeError",
     "DatabaseTarget",
@@ -24,15 +28,21 @@ __all__ = [
     "InvalidArtifactError",
     "InvalidNameError",
     "InvalidPageTokenError",
+    "InvalidValueError",
+    "Migration",
+    "SchemaPart",
     "SchemaVersionError",
     "SessionExistsError",
     "SqlStore",
     "StaleSessionWriteError",
+    "Step",
+    "StoreClosedError",
     "Tx",
     "UnknownSessionError",
     "UnsupportedDatabaseUrlError",
     "YuxiStorageError",
     "make_store",
-    "metadata",
     "parse_database_url",
+    "register_schema_part",
+    "schema_parts",
 ]

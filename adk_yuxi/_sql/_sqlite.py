@@ -2,7 +2,7 @@
 
 The writer is one stdlib ``sqlite3`` connection used on the event loop's own
 thread, because a hop to aiosqlite's worker thread costs far more than the
-statement (see ``store`` for the numbers). It may only do work inline that never
+statement (numbers in ``bench/README.md``, "SQLite inline"). It may only do work inline that never
 waits for another connection:
 
 * Every statement first runs with ``busy_timeout=0``. If SQLite answers
@@ -43,7 +43,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
-from ._tx import IntegrityViolation, Params, Row, Tx
+from ._errormap import DRIVER_ERRORS, translate
+from ._tx import Params, Row, Tx
 from .engine import sqlite_pragmas
 from .urls import Backend
 
@@ -58,6 +59,10 @@ CHECKPOINT_EVERY = 128
 # checkpoint itself, waiting for it in the thread, instead of leaving it to the
 # background task.
 _BACKLOG_FACTOR = 4
+# The size a WAL file is cut back to once it restarts (bytes).
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
+# How long a final TRUNCATE checkpoint waits for other connections' readers.
+_TRUNCATE_WAIT_S = 1.0
 
 
 def is_busy(exc: BaseException) -> bool:
@@ -81,21 +86,21 @@ class AioSqliteTx(Tx):
     async def execute(self, sql: str, params: Params | None = None) -> int:
         try:
             cursor = await self._conn.execute(sql, params or {})
-        except sqlite3.IntegrityError as exc:
-            raise IntegrityViolation(str(exc)) from exc
+        except DRIVER_ERRORS as exc:
+            raise translate(exc) from exc
         return int(cursor.rowcount)
 
     async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         try:
             await self._conn.executemany(sql, rows)
-        except sqlite3.IntegrityError as exc:
-            raise IntegrityViolation(str(exc)) from exc
+        except DRIVER_ERRORS as exc:
+            raise translate(exc) from exc
 
     async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
         try:
             return list(await self._conn.execute_fetchall(sql, params or {}))
-        except sqlite3.IntegrityError as exc:
-            raise IntegrityViolation(str(exc)) from exc
+        except DRIVER_ERRORS as exc:
+            raise translate(exc) from exc
 
 
 class InlineTx(Tx):
@@ -113,20 +118,20 @@ class InlineTx(Tx):
     async def execute(self, sql: str, params: Params | None = None) -> int:
         try:
             return int(self._conn.execute(sql, params or {}).rowcount)
-        except sqlite3.IntegrityError as exc:
-            raise IntegrityViolation(str(exc)) from exc
+        except DRIVER_ERRORS as exc:
+            raise translate(exc) from exc
 
     async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         try:
             self._conn.executemany(sql, rows)
-        except sqlite3.IntegrityError as exc:
-            raise IntegrityViolation(str(exc)) from exc
+        except DRIVER_ERRORS as exc:
+            raise translate(exc) from exc
 
     async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
         try:
             return list(self._conn.execute(sql, params or {}).fetchall())
-        except sqlite3.IntegrityError as exc:
-            raise IntegrityViolation(str(exc)) from exc
+        except DRIVER_ERRORS as exc:
+            raise translate(exc) from exc
 
 
 class InlineReadTx(InlineTx):
@@ -229,6 +234,9 @@ class InlineWriter:
     def _open(self) -> None:
         conn = open_inline(self._database, uri=self._uri, busy_timeout_ms=self._timeout_ms)
         conn.execute("PRAGMA wal_autocheckpoint=0")
+        # When this connection restarts a fully checkpointed WAL it cuts the file
+        # back to this size, so a WAL grown behind a long reader shrinks again.
+        conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         self._conn = conn
 
     def _wait_for(self, sql: str) -> None:
@@ -252,16 +260,28 @@ class InlineWriter:
             self._conn = None
             conn.close()  # closing rolls back and releases the lock
 
-    def _run_checkpoint(self) -> None:
+    def _run_checkpoint(self, mode: str = "PASSIVE") -> None:
         try:
             if self._ckpt_conn is None:
                 self._ckpt_conn = sqlite3.connect(
-                    self._database, uri=self._uri, isolation_level=None, check_same_thread=False
+                    self._database,
+                    uri=self._uri,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    timeout=_TRUNCATE_WAIT_S,
                 )
-            self._ckpt_conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self._ckpt_conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
         except sqlite3.Error:
             # A skipped checkpoint is retried after the next batch of commits.
-            _log.warning("Background SQLite WAL checkpoint failed", exc_info=True)
+            _log.warning("SQLite WAL checkpoint (%s) failed", mode, exc_info=True)
+
+    def truncate_wal(self) -> None:
+        """Copies the whole WAL into the database and empties the file (any thread).
+
+        Waits up to a second for readers of other connections; if they stay,
+        the WAL is left for the next checkpoint.
+        """
+        self._run_checkpoint("TRUNCATE")
 
     def _close_connections(self) -> None:
         for conn in (self._conn, self._ckpt_conn):
@@ -387,7 +407,34 @@ class InlineWriter:
                 await asyncio.shield(self._settling)
                 self._settling = None
             if self._conn is not None:
-                await loop.run_in_executor(self._checkpointer, self._run_checkpoint)
+                await loop.run_in_executor(self._checkpointer, self.truncate_wal)
             await loop.run_in_executor(self._checkpointer, self._close_connections)
         self._waiter.shutdown(wait=False)
         self._checkpointer.shutdown(wait=False)
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    async def flush(self) -> None:
+        """Truncates the WAL now, holding the write lock so no commit lands meanwhile."""
+        if self._closing:
+            return
+        async with self.lock:
+            if self._conn is not None and not self._closing:
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._checkpointer, self.truncate_wal)
+
+    def abandon(self) -> None:
+        """Closes without awaiting: for a loop that is gone or not the one we ran on.
+
+        An abandoned wait may still own the connection in the wait thread; that
+        thread finishes its statement first (``shutdown(wait=True)``), and closing
+        the connection rolls back whatever it left open.
+        """
+        self._closing = True
+        self._waiter.shutdown(wait=True)
+        self._checkpointer.shutdown(wait=True)
+        if self._conn is not None and not self._conn.in_transaction:
+            self.truncate_wal()
+        self._close_connections()

@@ -14,9 +14,9 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from .urls import DatabaseTarget
+from .urls import DEFAULT_BUSY_TIMEOUT_MS, DatabaseTarget
 
-DEFAULT_BUSY_TIMEOUT_MS = 30_000
+__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "create_engine", "sqlite_pragmas"]
 
 
 def sqlite_pragmas(busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> list[str]:

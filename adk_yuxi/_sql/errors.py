@@ -27,13 +27,14 @@ class UnsupportedDatabaseUrlError(YuxiStorageError, ValueError):
 class SchemaVersionError(YuxiStorageError, RuntimeError):
     """The database was created by another version of the platform schema."""
 
-    def __init__(self, *, expected: int, found: int | str) -> None:
+    def __init__(self, *, expected: int, found: int | str, part: str = "platform") -> None:
         self.expected = expected
         self.found = found
+        self.part = part
         super().__init__(
-            f"Database schema version mismatch: this adk_yuxi expects schema version"
-            f" {expected}, the database has version {found}. Migrate the database or use"
-            " the adk_yuxi release that created it."
+            f"Database schema version mismatch ({part!r} tables): this adk_yuxi migrates"
+            f" up to version {expected}, the database has version {found}. Use the"
+            " adk_yuxi release that created it."
         )
 
 
@@ -74,14 +75,24 @@ class InvalidArtifactError(YuxiStorageError, InputValidationError):
     """An artifact part has no payload this service can store."""
 
 
+class InvalidValueError(YuxiStorageError, InputValidationError):
+    """A value (state, id, name) cannot be stored faithfully on every backend."""
+
+
+class StoreClosedError(YuxiStorageError, RuntimeError):
+    """The store (or a service on it) was used after ``close()``."""
+
+
 __all__ = [
     "ArtifactTooLargeError",
     "InvalidArtifactError",
     "InvalidNameError",
     "InvalidPageTokenError",
+    "InvalidValueError",
     "SchemaVersionError",
     "SessionExistsError",
     "StaleSessionWriteError",
+    "StoreClosedError",
     "UnknownSessionError",
     "UnsupportedDatabaseUrlError",
     "YuxiStorageError",

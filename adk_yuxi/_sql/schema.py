@@ -1,18 +1,15 @@
-"""The platform's one database schema: every table, one version number.
+"""The platform's tables (sessions, memory, artifacts, access) and their steps.
 
-All services share this ``MetaData`` so one database (SQLite file or PostgreSQL
-schema) holds the whole platform. Table names carry a ``yx_`` prefix so they can
-sit beside ADK's own ``sessions``/``events`` tables without clashing.
+All services share one database (SQLite file or PostgreSQL schema); table names
+carry a ``yx_`` prefix so they can sit beside ADK's own ``sessions``/``events``
+tables without clashing.
 
-Versioning: ``yx_schema_version`` holds ``SCHEMA_VERSION``. A fresh database gets
-every table (``create_all``) and the version row inside one locked transaction,
-so two processes starting together cannot both create it. An existing database
-is only checked: a different version stops the service with a message naming
-both numbers. Whoever changes a table below bumps ``SCHEMA_VERSION`` and ships a
-migration.
-
-Add new tables in their own section; keep dialect-specific DDL (triggers,
-full-text indexes) in ``_EXTRA_DDL`` so ``create_all`` stays portable.
+The tables defined below are the version-2 baseline and are frozen: step 2 of
+``PLATFORM`` creates exactly them on a fresh database. A later change is a new
+step appended to ``PLATFORM`` with its own DDL (``ALTER TABLE``, or a new table
+defined in that step's own ``MetaData``), never an edit of this baseline, so a
+fresh database and a migrated one end up identical. The services write their
+SQL as text; nothing else reads these ``Table`` objects. See ``migrations``.
 """
 
 from __future__ import annotations
@@ -31,20 +28,12 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
-    inspect,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .errors import SchemaVersionError
+from .migrations import Migration, SchemaPart, Step, register_schema_part
 from .urls import Backend
-
-SCHEMA_VERSION = 2
-_SCHEMA_NAME = "platform"
-# Arbitrary constant key for pg_advisory_xact_lock while creating the schema.
-_PG_SCHEMA_LOCK_KEY = 0x59_55_58_49
 
 metadata = MetaData()
 
@@ -52,15 +41,6 @@ metadata = MetaData()
 # be merged server-side with ``||``.
 JsonObject = Text().with_variant(JSONB(), "postgresql")
 _Id = BigInteger().with_variant(Integer(), "sqlite")
-
-# --- Schema version -------------------------------------------------------------
-
-schema_version = Table(
-    "yx_schema_version",
-    metadata,
-    Column("name", Text, primary_key=True),
-    Column("version", Integer, nullable=False),
-)
 
 # --- Sessions ---------------------------------------------------------------------
 
@@ -204,7 +184,7 @@ resources = Table(
 
 # --- Dialect-specific DDL ---------------------------------------------------------
 
-_EXTRA_DDL: dict[Backend, list[str]] = {
+_BASELINE_DDL: dict[Backend, list[str]] = {
     "sqlite": [
         # The append path inserts the event only when the caller's revision is
         # current; this trigger moves the session to the event's revision in the
@@ -251,39 +231,14 @@ _EXTRA_DDL: dict[Backend, list[str]] = {
 }
 
 
-def _found_version(sync_conn: Connection) -> int | None:
-    if not inspect(sync_conn).has_table(schema_version.name):
-        return None
-    row = sync_conn.execute(
-        schema_version.select().where(schema_version.c.name == _SCHEMA_NAME)
-    ).first()
-    return None if row is None else int(row.version)
+async def _baseline(migration: Migration) -> None:
+    await migration.create_tables(*metadata.sorted_tables)
+    await migration.run_ddl(_BASELINE_DDL)
 
 
-async def ensure_schema(engine: AsyncEngine, backend: Backend, pg_schema: str | None) -> None:
-    """Creates the schema on a fresh database, or checks its version.
-
-    ``pg_schema`` (PostgreSQL only) is created if missing; the engine already
-    puts it first on the ``search_path``.
-    """
-    async with engine.connect() as conn:
-        if backend == "sqlite":
-            # DDL is transactional in SQLite; IMMEDIATE takes the write lock up
-            # front so a second process waits here instead of racing create_all.
-            await conn.exec_driver_sql("BEGIN IMMEDIATE")
-        else:
-            await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")
-            if pg_schema:
-                await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{pg_schema}"')
-        found = await conn.run_sync(_found_version)
-        if found is None:
-            await conn.run_sync(metadata.create_all)
-            for statement in _EXTRA_DDL[backend]:
-                await conn.exec_driver_sql(statement)
-            await conn.execute(
-                schema_version.insert().values(name=_SCHEMA_NAME, version=SCHEMA_VERSION)
-            )
-        elif found != SCHEMA_VERSION:
-            await conn.rollback()
-            raise SchemaVersionError(expected=SCHEMA_VERSION, found=found)
-        await conn.commit()
+PLATFORM = SchemaPart(
+    "platform",
+    (Step(2, "baseline: sessions, events, states, memories, artifacts, access", _baseline),),
+)
+SCHEMA_VERSION = PLATFORM.version
+register_schema_part(PLATFORM)

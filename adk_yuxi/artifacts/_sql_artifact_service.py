@@ -39,7 +39,7 @@ from .._sql.errors import (
     InvalidArtifactError,
     YuxiStorageError,
 )
-from .._sql.jsonstate import dumps, json_safe
+from .._sql.jsoncodec import dumps, json_safe
 from .._sql.names import check_app_name, check_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore

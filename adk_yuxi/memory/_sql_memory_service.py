@@ -26,7 +26,7 @@ from google.genai import types
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .._sql.jsonstate import dumps, json_safe
+from .._sql.jsoncodec import dumps, json_safe
 from .._sql.names import check_app_name, check_id
 from .._sql.store import SqlStore, Tx, make_store
 from ._tokens import index_tokens, query_tokens, scope_token

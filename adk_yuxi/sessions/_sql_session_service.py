@@ -36,10 +36,10 @@ from google.adk.sessions.session import Session
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .._sql import jsonstate as js
 from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
 from .._sql.names import check_app_name, check_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
+from . import _state as js
 from ._event_codec import decode_events, encode_event
 from ._paging import SessionPage, decode_token, encode_token
 from ._rows import (
@@ -69,6 +69,10 @@ class SqlSessionService(BaseSessionService):
         """Releases connections (and the engine, if this service created it)."""
         if self._owns_store:
             await self._store.close()
+
+    async def flush(self) -> None:
+        """Called by ``Runner.close()``: on SQLite, empties the WAL into the database file."""
+        await self._store.flush()
 
     async def __aenter__(self) -> SqlSessionService:
         return self

@@ -1,4 +1,4 @@
-"""``yuxi+sqlite://`` and ``yuxi+postgresql://`` for ``adk run`` and ``adk web``.
+"""``yuxi+sqlite://`` and ``yuxi+postgresql://`` (``yuxi+postgres://``) for ADK's CLIs.
 
 ADK hands a registered factory the full URI string, e.g.
 ``yuxi+sqlite:///data/app.db`` (relative to the working directory) or
@@ -11,6 +11,8 @@ at the same URI gives one engine. Query options: ``blob_dir``,
 
 from __future__ import annotations
 
+import atexit
+import logging
 import threading
 from typing import Any
 
@@ -21,8 +23,9 @@ from ..artifacts import SqlArtifactService
 from ..memory import SqlMemoryService
 from ..sessions import SqlSessionService
 
-SCHEMES = ("yuxi+sqlite", "yuxi+postgresql")
+SCHEMES = ("yuxi+sqlite", "yuxi+postgresql", "yuxi+postgres")
 
+_log = logging.getLogger(__name__)
 _stores: dict[str, SqlStore] = {}
 _lock = threading.Lock()
 
@@ -32,7 +35,18 @@ def _store_for(uri: str) -> SqlStore:
         store = _stores.get(uri)
         if store is None:
             store = _stores[uri] = SqlStore(uri)
+            _log.info("adk_yuxi SQL services on %s", store.description)
         return store
+
+
+@atexit.register
+def _close_stores() -> None:
+    """ADK's CLIs never close their services; close ours so SQLite leaves no WAL."""
+    with _lock:
+        stores = list(_stores.values())
+        _stores.clear()
+    for store in stores:
+        store.close_now()
 
 
 def _session_factory(uri: str, **_: Any) -> SqlSessionService:

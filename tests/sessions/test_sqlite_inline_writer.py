@@ -57,7 +57,7 @@ def file_size(path: Path) -> int:
 
 
 def writer_in_transaction(store: SqlStore) -> bool:
-    writer = store._writer
+    writer = store._backend.writer
     assert writer is not None and writer._conn is not None
     return writer._conn.in_transaction
 
@@ -198,7 +198,7 @@ async def test_caller_engine_gets_our_pragmas_on_the_writer(tmp_path: Path) -> N
     try:
         await store.write_one("CREATE TABLE t (x INTEGER)")
         await store.write_one("INSERT INTO t VALUES (1)")
-        writer = store._writer
+        writer = store._backend.writer
         assert writer is not None and writer._conn is not None
         conn = writer._conn
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -225,7 +225,7 @@ async def test_busy_inline_read_falls_back_to_aiosqlite(tmp_path: Path) -> None:
     try:
         await store.write_one("CREATE TABLE t (x INTEGER)")
         await store.write_one("INSERT INTO t VALUES (1)")
-        tx = InlineReadTx(busy, store._aiosqlite_read)
+        tx = InlineReadTx(busy, store._backend.aiosqlite_read)
         assert await tx.fetchall("SELECT x FROM t") == [(1,)]
         assert await tx.fetchone("SELECT count(*) FROM t") == (1,)
         with pytest.raises(sqlite3.OperationalError, match="no such table"):

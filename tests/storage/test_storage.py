@@ -81,7 +81,7 @@ async def test_schema_version_mismatch_is_reported(tmp_path: Path) -> None:
     async with open_services(url) as services:
         with pytest.raises(
             SchemaVersionError,
-            match=f"expects schema version {SCHEMA_VERSION}, the database has version 99",
+            match=f"up to version {SCHEMA_VERSION}, the database has version 99",
         ):
             await services.session_service.list_sessions(app_name="app")
     # A database at the current version opens again without recreating anything.

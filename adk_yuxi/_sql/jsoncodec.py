@@ -1,0 +1,90 @@
+"""JSON values as the services store them, the same on SQLite and PostgreSQL.
+
+PostgreSQL's JSONB and text columns cannot hold a NUL character, and no UTF-8
+column can hold a lone surrogate; SQLite would take the first and fail on the
+second with a driver error. So both are refused before any SQL runs, on both
+backends alike, with an error naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from .errors import InvalidValueError
+
+EMPTY = "{}"
+
+
+def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
+    """Converts values to JSON data, as ADK's SQL services do.
+
+    Values with no JSON form (a callable, say) are stored as their ``repr`` rather
+    than failing the whole write; NaN and infinities become null because neither
+    SQLite's nor PostgreSQL's JSON accepts them.
+    """
+    try:
+        converted = to_jsonable_python(dict(value), inf_nan_mode="null")
+    except Exception:
+        converted = {}
+        for key, item in value.items():
+            try:
+                converted[key] = to_jsonable_python(item, inf_nan_mode="null")
+            except Exception:
+                converted[key] = repr(item)
+    return dict(converted)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text; ``ensure_ascii=False`` keeps CJK readable and short."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
+def check_text(text: str, field: str) -> str:
+    """The text if every backend can store it; else ``InvalidValueError`` naming ``field``."""
+    if "\x00" in text:
+        raise InvalidValueError(f"Invalid {field}: it contains a NUL character.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidValueError(
+            f"Invalid {field}: it contains a lone surrogate (U+{ord(text[exc.start]):04X}),"
+            " which is not valid Unicode text."
+        ) from None
+    return text
+
+
+def dumps_checked(value: Any, field: str) -> str:
+    """``dumps`` of JSON data, refused up front if a backend could not store it."""
+    text = dumps(value)
+    # A NUL in the data is written as the escape \\u0000; confirm on the data,
+    # since a string may hold a literal backslash followed by "u0000".
+    if "\\u0000" in text and _has_nul(value):
+        raise InvalidValueError(f"Invalid {field}: it contains a NUL character.")
+    check_text(text, field)
+    return text
+
+
+def loads(value: Any) -> dict[str, Any]:
+    """Decodes a JSON object column (text on SQLite, JSONB on PostgreSQL)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    decoded = json.loads(value)
+    if not isinstance(decoded, dict):
+        raise ValueError("Stored state is not a JSON object.")
+    return decoded

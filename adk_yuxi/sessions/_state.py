@@ -1,0 +1,169 @@
+"""Session state: splitting deltas by scope and merging them inside the database.
+
+State deltas are merged key by key in SQL (``dict.update`` semantics), never by
+rewriting the whole object from a copy the writer read earlier, so two writers
+changing different ``app:`` or ``user:`` keys of the same app or user at the same
+time both keep their keys. One merge object per backend:
+
+* PostgreSQL: ``state || delta`` on JSONB is exactly a top-level ``dict.update``.
+* SQLite: ``json_set(state, '$."k1"', json(v1), ...)`` with paths and values bound
+  as parameters (``json_set`` keeps number literals as written, so floats and big
+  integers round-trip). SQLite caps a function at 127 arguments, so larger
+  deltas nest calls of at most 63 keys each. A key holding a double quote cannot
+  be written as a JSON path, and a very large delta would exceed the statement's
+  parameter limit; those fall back to read-merge-write, which is safe because it
+  runs inside the write transaction (SQLite has one writer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from google.adk.sessions.state import State
+
+from .._sql.errors import InvalidValueError
+from .._sql.jsoncodec import check_text, dumps, dumps_checked, json_safe, loads
+from .._sql.store import Tx
+from .._sql.urls import Backend
+
+# Key/value pairs per json_set() call: 1 + 2 * 63 = 127 arguments, SQLite's cap.
+_PAIRS_PER_CALL = 63
+# Beyond this many keys one statement would near SQLite's 32,766 parameters.
+_MAX_INLINE_KEYS = 4096
+
+
+def _checked(part: dict[str, Any], prefix: str) -> dict[str, Any]:
+    for key in part:
+        check_text(key, f"state key {prefix + key!r}")
+    dumps_checked(part, f"state value under {prefix or 'session'} keys")
+    return part
+
+
+def split_state(state: Mapping[str, Any] | None) -> tuple[dict[str, Any], ...]:
+    """Splits a delta into (app, user, session) parts; ``temp:`` keys are dropped.
+
+    Keys and values every backend cannot store are refused here, before any SQL.
+    """
+    app: dict[str, Any] = {}
+    user: dict[str, Any] = {}
+    session: dict[str, Any] = {}
+    for key, value in (state or {}).items():
+        if not isinstance(key, str):
+            raise InvalidValueError(f"Invalid state key {key!r}: state keys are strings.")
+        if key.startswith(State.APP_PREFIX):
+            app[key.removeprefix(State.APP_PREFIX)] = value
+        elif key.startswith(State.USER_PREFIX):
+            user[key.removeprefix(State.USER_PREFIX)] = value
+        elif not key.startswith(State.TEMP_PREFIX):
+            session[key] = value
+    return (
+        _checked(json_safe(app), State.APP_PREFIX),
+        _checked(json_safe(user), State.USER_PREFIX),
+        _checked(json_safe(session), ""),
+    )
+
+
+def merged_state(
+    app: Mapping[str, Any], user: Mapping[str, Any], session: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The state a Session exposes: its own keys plus prefixed app and user keys."""
+    result = dict(session)
+    for key, value in app.items():
+        result[State.APP_PREFIX + key] = value
+    for key, value in user.items():
+        result[State.USER_PREFIX + key] = value
+    return result
+
+
+class _JsonMerge:
+    """How one backend binds a JSON object and merges a delta into a column."""
+
+    def param(self, name: str) -> str:
+        raise NotImplementedError
+
+    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
+        """SQL for ``column`` updated with ``delta``, or "" if it must be done in Python."""
+        raise NotImplementedError
+
+
+class _PgMerge(_JsonMerge):
+    def param(self, name: str) -> str:
+        return f"CAST(:{name} AS JSONB)"
+
+    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
+        params["delta_all"] = dumps(delta)
+        return f"{column} || CAST(:delta_all AS JSONB)"
+
+
+class _SqliteMerge(_JsonMerge):
+    def param(self, name: str) -> str:
+        return f":{name}"
+
+    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
+        if len(delta) > _MAX_INLINE_KEYS or any('"' in key for key in delta):
+            return ""
+        expr = column
+        pieces: list[str] = []
+        for index, (key, value) in enumerate(delta.items()):
+            params[f"dp{index}"] = f'$."{key}"'
+            params[f"dv{index}"] = dumps(value)
+            pieces.append(f":dp{index}, json(:dv{index})")
+            if len(pieces) == _PAIRS_PER_CALL:
+                expr = f"json_set({expr}, {', '.join(pieces)})"
+                pieces = []
+        if pieces:
+            expr = f"json_set({expr}, {', '.join(pieces)})"
+        return expr
+
+
+_MERGE: dict[Backend, _JsonMerge] = {"postgresql": _PgMerge(), "sqlite": _SqliteMerge()}
+
+
+def json_param(tx: Tx, name: str) -> str:
+    """The placeholder for a JSON object parameter bound as text."""
+    return _MERGE[tx.backend].param(name)
+
+
+async def merge_session_state(
+    tx: Tx, where_sql: str, where_params: Mapping[str, Any], delta: Mapping[str, Any]
+) -> None:
+    """Merges delta into the state of the one yx_sessions row matching where_sql."""
+    if not delta:
+        return
+    params = dict(where_params)
+    expr = _MERGE[tx.backend].merge_expr("state", delta, params)
+    if not expr:
+        row = await tx.fetchone(f"SELECT state FROM yx_sessions WHERE {where_sql}", params)
+        current = loads(row[0]) if row else {}
+        current.update(delta)
+        params = {**where_params, "new_state": dumps(current)}
+        expr = ":new_state"
+    await tx.execute(f"UPDATE yx_sessions SET state = {expr} WHERE {where_sql}", params)
+
+
+async def upsert_scoped_state(
+    tx: Tx, table: str, keys: Mapping[str, str], delta: Mapping[str, Any], now: float
+) -> None:
+    """Merges delta into the app or user state row, creating the row if needed."""
+    if not delta:
+        return
+    merge = _MERGE[tx.backend]
+    columns = ", ".join(keys)
+    key_params = {f"k_{name}": value for name, value in keys.items()}
+    placeholders = ", ".join(f":k_{name}" for name in keys)
+    where = " AND ".join(f"{name} = :k_{name}" for name in keys)
+    params: dict[str, Any] = {**key_params, "now": now, "full": dumps(delta)}
+    expr = merge.merge_expr(f"{table}.state", delta, params)
+    if not expr:
+        row = await tx.fetchone(f"SELECT state FROM {table} WHERE {where}", key_params)
+        current = loads(row[0]) if row else {}
+        current.update(delta)
+        params = {**key_params, "now": now, "full": dumps(current)}
+        expr = "excluded.state"
+    await tx.execute(
+        f"INSERT INTO {table} ({columns}, state, update_time) VALUES ({placeholders},"
+        f" {merge.param('full')}, :now) ON CONFLICT ({columns}) DO UPDATE SET"
+        f" state = {expr}, update_time = excluded.update_time",
+        params,
+    )

@@ -1,0 +1,157 @@
+"""The migration home: versioned steps applied under the schema lock, from version 2."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from adk_yuxi._sql import PLATFORM, SCHEMA_VERSION, Migration, SchemaPart, SqlStore, Step
+from adk_yuxi.sessions import SqlSessionService
+from adk_yuxi.storage import SchemaVersionError
+
+APP = "chat"
+
+
+async def _add_labels(migration: Migration) -> None:
+    await migration.execute("CREATE TABLE yx_test_labels (sid BIGINT NOT NULL, label TEXT)")
+    await migration.execute("ALTER TABLE yx_sessions ADD COLUMN label TEXT")
+    await migration.execute(
+        "INSERT INTO yx_test_labels (sid, label) SELECT sid, 'migrated' FROM yx_sessions"
+    )
+
+
+async def _broken(migration: Migration) -> None:
+    await migration.execute("CREATE TABLE yx_test_half (x INTEGER)")
+    raise RuntimeError("step failed half way")
+
+
+def platform_with(step: Step) -> SchemaPart:
+    """The platform as a later release would ship it: one step after the baseline."""
+    return SchemaPart("platform", (*PLATFORM.steps, step))
+
+
+async def versions(store: SqlStore) -> dict[str, int]:
+    """The version rows, read on the engine (``ready()`` would refuse a newer schema)."""
+    async with store.engine.connect() as conn:
+        rows = (await conn.exec_driver_sql("SELECT name, version FROM yx_schema_version")).all()
+    return {name: int(version) for name, version in rows}
+
+
+async def test_a_version_2_database_takes_the_next_step(db_url: str) -> None:
+    assert PLATFORM.steps[0].version == 2
+    store = SqlStore(db_url)
+    try:
+        sessions = SqlSessionService(store)
+        made = await sessions.create_session(app_name=APP, user_id="u", state={"k": 1})
+        assert await versions(store) == {"platform": SCHEMA_VERSION}
+
+        await store.migrate([platform_with(Step(SCHEMA_VERSION + 1, "labels", _add_labels))])
+        assert await versions(store) == {"platform": SCHEMA_VERSION + 1}
+        async with store.read() as tx:
+            assert await tx.fetchall("SELECT label FROM yx_test_labels") == [("migrated",)]
+            assert await tx.fetchall("SELECT label FROM yx_sessions") == [(None,)]
+        again = await sessions.get_session(app_name=APP, user_id="u", session_id=made.id)
+        assert again is not None and again.state == {"k": 1}
+
+        # Applied once: a second run finds nothing pending (the step would fail).
+        await store.migrate([platform_with(Step(SCHEMA_VERSION + 1, "labels", _add_labels))])
+    finally:
+        await store.close()
+
+
+async def test_a_failing_step_leaves_the_database_as_it_was(db_url: str) -> None:
+    store = SqlStore(db_url)
+    try:
+        await store.ready()
+        with pytest.raises(RuntimeError, match="half way"):
+            await store.migrate([platform_with(Step(SCHEMA_VERSION + 1, "broken", _broken))])
+        assert await versions(store) == {"platform": SCHEMA_VERSION}
+        # The half-made table went with the rolled-back transaction.
+        await store.migrate([platform_with(Step(SCHEMA_VERSION + 1, "labels", _add_labels))])
+        async with store.write() as tx:
+            await tx.execute("CREATE TABLE yx_test_half (x INTEGER)")
+    finally:
+        await store.close()
+
+
+async def test_concurrent_openers_apply_a_step_once(db_url: str) -> None:
+    first, second = SqlStore(db_url), SqlStore(db_url)
+    try:
+        await first.ready()
+        part = platform_with(Step(SCHEMA_VERSION + 1, "labels", _add_labels))
+        await asyncio.gather(first.migrate([part]), second.migrate([part]))
+        assert await versions(second) == {"platform": SCHEMA_VERSION + 1}
+    finally:
+        await first.close()
+        await second.close()
+
+
+@pytest.mark.parametrize("found", [1, SCHEMA_VERSION + 1])
+async def test_unknown_versions_are_refused(tmp_path: Path, found: int) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'v.db'}"
+    store = SqlStore(url)
+    await store.ready()
+    async with store.write() as tx:
+        await tx.execute("UPDATE yx_schema_version SET version = :v", {"v": found})
+    await store.close()
+    store = SqlStore(url)
+    try:
+        with pytest.raises(SchemaVersionError, match=f"has version {found}") as info:
+            await store.ready()
+        assert info.value.part == "platform"
+    finally:
+        await store.close()
+
+
+def test_step_versions_must_be_consecutive() -> None:
+    async def noop(_: Migration) -> None:
+        return None
+
+    with pytest.raises(ValueError, match="consecutive"):
+        SchemaPart("x", (Step(1, "a", noop), Step(3, "b", noop)))
+    with pytest.raises(ValueError, match="no steps"):
+        SchemaPart("x", ())
+
+
+def test_another_package_registers_its_own_part(tmp_path: Path) -> None:
+    """A part registered by another module is applied beside the platform, even after
+    a store got ready, and gets its own version row."""
+    db = tmp_path / "parts.db"
+    script = textwrap.dedent(
+        f"""
+        import asyncio
+        from sqlalchemy import Column, MetaData, Table, Text
+        from adk_yuxi._sql import Migration, SchemaPart, SqlStore, Step, register_schema_part
+
+        notes_metadata = MetaData()
+        notes = Table("yx_kb_notes", notes_metadata, Column("id", Text, primary_key=True))
+
+        async def create_notes(m: Migration) -> None:
+            await m.create_tables(notes)
+            await m.run_ddl({{"sqlite": ["CREATE INDEX ix_kb ON yx_kb_notes (id)"],
+                             "postgresql": ["CREATE INDEX ix_kb ON yx_kb_notes (id)"]}})
+
+        async def main() -> None:
+            store = SqlStore("sqlite+aiosqlite:///{db}")
+            await store.ready()
+            register_schema_part(SchemaPart("knowledge", (Step(1, "notes", create_notes),)))
+            async with store.write() as tx:
+                await tx.execute("INSERT INTO yx_kb_notes (id) VALUES ('n1')")
+                rows = await tx.fetchall("SELECT name, version FROM yx_schema_version"
+                                         " ORDER BY name")
+            print(sorted(rows))
+            await store.close()
+
+        asyncio.run(main())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"[('knowledge', 1), ('platform', {SCHEMA_VERSION})]"
