@@ -1,14 +1,95 @@
-"""The one root of every error adk_yuxi raises on purpose.
+"""The one root of every error adk_yuxi raises on purpose, and the one shape of every
+error a model or a host is shown.
 
-Each package keeps its own error types (and the ADK or builtin bases callers of
-the ADK interfaces already catch); all of them also derive from ``YuxiError`` so a
-host can catch everything of ours in one place.
+Each package keeps its own error types (and the ADK or builtin bases callers of the ADK
+interfaces already catch); all of them also derive from ``YuxiError`` so a host can
+catch everything of ours in one place.
+
+Two kinds of failure never travel as Python exceptions through ADK's Runner, because a
+plugin exception would end the run as an opaque ``RuntimeError``:
+
+- a refused or failed *tool call* goes back to the model as a tool result built by
+  `tool_error` (a `ToolErrorCode`, the tool, advice, never the reason), so it can
+  correct itself and the run goes on;
+- a *run that must stop* ends with an error event whose ``error_code`` is the ``CODE``
+  of a `RunStopped` subclass, and whose text is one public sentence per code (the
+  details go to the operator log). ``SomeStop.from_event(event)`` turns it back into
+  the exception for hosts that prefer one.
 """
 
 from __future__ import annotations
 
-__all__ = ["YuxiError"]
+from enum import StrEnum
+from typing import Any, ClassVar, Self
+
+__all__ = ["RunStopped", "ToolErrorCode", "YuxiError", "tool_error"]
 
 
 class YuxiError(Exception):
     """Base class of every error adk_yuxi raises on purpose."""
+
+
+class ToolErrorCode(StrEnum):
+    """Why a tool call did not give a result; the ``code`` of a `tool_error`."""
+
+    INVALID_ARGUMENTS = "invalid_arguments"
+    TOOL_NOT_AVAILABLE = "tool_not_available"
+    RESOURCE_NOT_AVAILABLE = "resource_not_available"
+    LIMIT_REACHED = "limit_reached"
+    TOOL_FAILED = "tool_failed"
+    RUN_ENDING = "run_ending"
+
+
+_ADVICE: dict[ToolErrorCode, str] = {
+    ToolErrorCode.INVALID_ARGUMENTS: (
+        "The arguments do not match the tool's parameters, so it did not run. Send JSON"
+        " values of the declared types (no strings for booleans, numbers, objects or"
+        " lists; no undeclared fields) and call it again."
+    ),
+    ToolErrorCode.TOOL_NOT_AVAILABLE: (
+        "This tool is not available here right now, so it did not run. Use only the"
+        " tools you are shown; if a skill provides what you need, load it first."
+    ),
+    ToolErrorCode.RESOURCE_NOT_AVAILABLE: (
+        "This call names a resource that is not available to this user, so it did"
+        " not run. Do not retry with guessed identifiers; ask the user instead."
+    ),
+    ToolErrorCode.LIMIT_REACHED: (
+        "The tool call limit for this turn is reached, so it did not run; the run is ending."
+    ),
+    ToolErrorCode.TOOL_FAILED: (
+        "The tool failed while running, so there is no result. You may try once more"
+        " with different arguments or answer without it."
+    ),
+    ToolErrorCode.RUN_ENDING: "This run is ending, so the tool did not run.",
+}
+
+
+def tool_error(code: ToolErrorCode | str, tool: str, **fields: Any) -> dict[str, Any]:
+    """The tool result a refused or failed call gives the model: the code, the tool and
+    advice, plus `fields` the model may see (an argument name, validation problems).
+    Never a reason, a stack or a path: those go to the operator log."""
+    code = ToolErrorCode(code)
+    return {"error": {"code": code.value, "tool": tool, "message": _ADVICE[code], **fields}}
+
+
+class RunStopped(YuxiError):
+    """A run that ended with an error event instead of an answer.
+
+    Subclasses set ``CODE`` (the event's ``error_code``) and ``PUBLIC_TEXT`` (the one
+    text every such event carries, so the event never tells an outsider more).
+    """
+
+    CODE: ClassVar[str] = "RUN_STOPPED"
+    PUBLIC_TEXT: ClassVar[str] = "the run was stopped"
+
+    def __init__(self, reason: str | None = None) -> None:
+        self.reason = reason or self.PUBLIC_TEXT
+        super().__init__(f"{self.CODE.lower().replace('_', ' ')}: {self.reason}")
+
+    @classmethod
+    def from_event(cls, event: object) -> Self | None:
+        """The exception an ADK event stands for, or None if it is not this stop."""
+        if getattr(event, "error_code", None) != cls.CODE:
+            return None
+        return cls(str(getattr(event, "error_message", None) or cls.PUBLIC_TEXT))

@@ -213,7 +213,8 @@ async def decision_cost(iterations: int = 5000) -> dict[str, float]:
     app = build_app(CONFIG, principal, registry=registry, skills=catalog, model=_Player())
     plugin = app.plugins[0]
     assert isinstance(plugin, AuthorizationPlugin)
-    gate, guard, context = plugin.gate, plugin.guard, plugin.context
+    runtime = plugin.cache.get(principal)
+    guard, context = runtime.guard, runtime.context
     activated = STATE[f"_adk_activated_skill_{AGENT}"]
     tool = registry.get("t_0001")
     start = time.perf_counter()
@@ -222,7 +223,7 @@ async def decision_cost(iterations: int = 5000) -> dict[str, float]:
     per_step = (time.perf_counter() - start) / iterations
     start = time.perf_counter()
     for _ in range(iterations):
-        assert gate.permits(tool, compute_visibility(context, activated))
+        assert runtime.permits(tool, compute_visibility(context, activated))
         await guard.check_call("t_0001", {"value": 1})
     per_call = (time.perf_counter() - start) / iterations
     return {"visible set per model step": per_step, "checks per tool call": per_call}

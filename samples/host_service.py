@@ -6,8 +6,10 @@ What a production host does:
      run loads its caller's principal when it starts, so one App serves every user;
   3. per chat request, run it with `Runner.run_async` and stream the events out.
 Here an administrator withdraws a user's right to the agent between two requests, and
-the second request ends with an AGENT_EXECUTION_REVOKED event instead of running tools;
-a request from a user the database does not know ends with ACCESS_DENIED.
+the second request ends with an ACCESS_DENIED event before the model is asked; so does
+a request from a user the database does not know, with the same public text (the cause
+goes to the operator log). A right withdrawn *during* a run ends it with
+AGENT_EXECUTION_REVOKED at the next call.
 
     .venv/bin/python samples/host_service.py [--db PATH]
 """

@@ -3,7 +3,7 @@ a malformed share config and a missing record apart without parsing messages."""
 
 from __future__ import annotations
 
-from adk_yuxi.errors import YuxiError
+from adk_yuxi.errors import RunStopped, YuxiError
 
 __all__ = [
     "AccessDenied",
@@ -34,48 +34,20 @@ class NotFoundError(AccessError, LookupError):
         self.ident = ident
 
 
-class AgentExecutionRevoked(AccessError):
-    """The right to keep running this agent was withdrawn while the run was in flight.
-
-    The runtime does not raise this through ADK (a plugin exception would end the run as
-    an opaque `RuntimeError`); it ends the run with an error event carrying `CODE`, and
-    `from_event` turns that event back into this exception for callers who prefer one.
-    """
+class AgentExecutionRevoked(AccessError, RunStopped):
+    """The right to keep running this agent was withdrawn while the run was in flight
+    (the user disabled or demoted, the agent's share withdrawn). Arrives as an error
+    event carrying `CODE` (see `adk_yuxi.errors.RunStopped`)."""
 
     CODE = "AGENT_EXECUTION_REVOKED"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"agent execution revoked: {reason}")
-        self.reason = reason
-
-    @classmethod
-    def from_event(cls, event: object) -> AgentExecutionRevoked | None:
-        """The exception an ADK event stands for, or None if it is not a revocation."""
-        if getattr(event, "error_code", None) != cls.CODE:
-            return None
-        message = getattr(event, "error_message", None) or "access withdrawn"
-        return cls(str(message))
+    PUBLIC_TEXT = "access to this agent was withdrawn"
 
 
-class AccessDenied(AccessError):
-    """A run that could not start: its principal source refused the user (unknown,
-    disabled, or answered for someone else), so nothing ran and the model was not asked.
-
-    Distinct from `AgentExecutionRevoked`, which ends a run that had rights when it
-    started; both arrive as an error event carrying their `CODE`, never as an exception
-    through ADK.
-    """
+class AccessDenied(AccessError, RunStopped):
+    """A run that could not start: the user is unknown or disabled, the principal source
+    answered for someone else, or the user may not use this agent. Nothing ran and the
+    model was not asked. Every cause gets the same public text, so the event does not
+    tell an outsider which user ids exist; the cause goes to the operator log."""
 
     CODE = "ACCESS_DENIED"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"access denied: {reason}")
-        self.reason = reason
-
-    @classmethod
-    def from_event(cls, event: object) -> AccessDenied | None:
-        """The exception an ADK event stands for, or None if it is not a denial."""
-        if getattr(event, "error_code", None) != cls.CODE:
-            return None
-        message = getattr(event, "error_message", None) or "access denied"
-        return cls(str(message))
+    PUBLIC_TEXT = "this user may not run this agent"

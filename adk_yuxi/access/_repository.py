@@ -182,6 +182,11 @@ class AccessRepository:
         user = await self.get_user(user_id)
         return Principal.from_records(user, await self.list_resources())
 
+    async def current_principal(self, user_id: str) -> Principal:
+        """The principal of `user_id` as the database holds it now: what the runtime asks
+        at every model and tool call. Raises `NotFoundError` for an unknown user."""
+        return await self.load_principal(user_id)
+
     async def execution_denial(self, user_id: str, agent_id: str) -> str | None:
         """Why `user_id` may no longer run `agent_id`, or None while they still may.
 

@@ -1,20 +1,43 @@
 """Runtime assembly: from a user and an agent config to an ADK `App` whose model sees
-only what it may use now, and whose every call is re-authorized.
+only what it may use now, and whose every call is decided on the rights of that moment.
 
 Four things stay distinct: a tool that is registered (`adk_yuxi.tools`), executable in
 this run (`resolve_runtime_tools`), visible to the model now (`compute_visibility`), and
-a call authorized on its target (`AuthorizationPlugin`, `ResourceGuard`). An app built
-from a `PrincipalSource` resolves the user of each run when it starts (`UserRuntimes`).
+a call authorized on its target (`AuthorizationPlugin`, `ResourceGuard`).
+
+One path: `build_app` gives the agent one `YuxiToolset` and the app one
+`AuthorizationPlugin`. The plugin binds each run to the `Runtime` of its principal
+(`_binding`, looked up by invocation id; runtimes cached per principal in `_cache`)
+and checks every call on `LiveRights`. Where to extend:
+
+- a base tool (on every agent, never gated): register it and list its id in
+  `BASE_TOOL_IDS` (`_context`);
+- an `AgentConfig` field: `_config`, read in `prepare_runtime_context` (what a user
+  may use) or from `runtime.context.config` in the plugin (how a run is checked);
+- a plugin hook or a per-call check: `AuthorizationPlugin` (`_plugin`), reading the run
+  with `bindings.get(invocation_id)`;
+- a per-run counter others charge: `RunBudget` (`_budget`), reached from a tool or
+  callback with `run_budget(ctx)`;
+- a model-facing error: `adk_yuxi.errors.tool_error` with a `ToolErrorCode`; a run that
+  must end: a `RunStopped` subclass (`_errors`) set as `run.stop`.
 """
 
-from ._access import check_resource, runtime_plugin
-from ._app import build_agent, build_app
+from ._access import check_resource, current_run, run_budget
+from ._app import build_app
+from ._binding import Run
+from ._budget import RunBudget
 from ._catalog import AgentCatalog, AgentConfigError, UnknownAgentError, load_agent_config
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
-from ._per_user import PerUserAuthorizationPlugin, PerUserToolset, UserRuntimes
-from ._plugin import PLUGIN_NAME, AuthorizationPlugin, Refusal
-from ._principals import LocalPrincipals, PrincipalSource
+from ._errors import (
+    AuthorizationUnavailable,
+    LlmCallLimitReached,
+    ToolCallLimitReached,
+    ToolFailureLimitReached,
+)
+from ._plugin import FINAL_ANSWER_INSTRUCTION, PLUGIN_NAME, AuthorizationPlugin
+from ._principals import FixedPrincipal, LocalPrincipals, PrincipalSource
+from ._refusals import CAPABILITY_LIMITED, Refusal, RefusalHook
 from ._resources import (
     DEFAULT_RESOURCE_ARGS,
     FileOwner,
@@ -22,14 +45,17 @@ from ._resources import (
     ResourceGuard,
     ResourceType,
 )
-from ._tools import DuplicateToolError, GatedToolset, RuntimeTools, resolve_runtime_tools
+from ._runtime import Runtime
+from ._tools import DuplicateToolError, RuntimeTools, resolve_runtime_tools
 from ._tree import AgentTree, AgentTreeError
 from ._visibility import SKILL_LOADER_TOOLS, Visibility, compute_visibility
 
 __all__ = [
     "ADMIN_ONLY_FIELDS",
     "BASE_TOOL_IDS",
+    "CAPABILITY_LIMITED",
     "DEFAULT_RESOURCE_ARGS",
+    "FINAL_ANSWER_INSTRUCTION",
     "PLUGIN_NAME",
     "SKILL_LOADER_TOOLS",
     "AgentCatalog",
@@ -38,29 +64,34 @@ __all__ = [
     "AgentTree",
     "AgentTreeError",
     "AuthorizationPlugin",
+    "AuthorizationUnavailable",
     "DuplicateToolError",
     "FileOwner",
-    "GatedToolset",
+    "FixedPrincipal",
     "Limits",
+    "LlmCallLimitReached",
     "LocalPrincipals",
-    "PerUserAuthorizationPlugin",
-    "PerUserToolset",
     "PrincipalSource",
     "Refusal",
+    "RefusalHook",
     "ResourceDenied",
     "ResourceGuard",
     "ResourceType",
+    "Run",
+    "RunBudget",
+    "Runtime",
     "RuntimeContext",
     "RuntimeTools",
+    "ToolCallLimitReached",
+    "ToolFailureLimitReached",
     "UnknownAgentError",
-    "UserRuntimes",
     "Visibility",
-    "build_agent",
     "build_app",
     "check_resource",
     "compute_visibility",
+    "current_run",
     "load_agent_config",
     "prepare_runtime_context",
     "resolve_runtime_tools",
-    "runtime_plugin",
+    "run_budget",
 ]

@@ -1,39 +1,46 @@
-"""Resource checks from inside a tool: defence in depth behind the plugin's check."""
+"""What a tool reaches of its run: resource checks (defence in depth behind the plugin's
+check) and the run's budget."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from google.adk.tools.tool_context import ToolContext
+from google.adk.agents.readonly_context import ReadonlyContext
 
-from ._per_user import PerUserAuthorizationPlugin
+from .._adk import invocation_of
+from ._binding import Run
+from ._budget import RunBudget
 from ._plugin import PLUGIN_NAME, AuthorizationPlugin
 from ._resources import ResourceDenied, ResourceType
 
-__all__ = ["check_resource", "runtime_plugin"]
+__all__ = ["check_resource", "current_run", "run_budget"]
 
 
-def runtime_plugin(tool_context: ToolContext) -> AuthorizationPlugin | None:
-    """The authorization checks of the run this tool call belongs to, if any (in an app
-    serving many users, those of the runtime bound to this invocation)."""
-    # ADK offers no public accessor for the invocation's plugins; its own tools read the
-    # invocation context the same way.
-    plugin = tool_context._invocation_context.plugin_manager.get_plugin(PLUGIN_NAME)
-    if isinstance(plugin, PerUserAuthorizationPlugin):
-        return plugin.runtime(tool_context.invocation_id)
-    return plugin if isinstance(plugin, AuthorizationPlugin) else None
+def current_run(ctx: ReadonlyContext) -> Run | None:
+    """The Yuxi run a tool call or callback belongs to, if any."""
+    plugin = invocation_of(ctx).plugin_manager.get_plugin(PLUGIN_NAME)
+    return plugin.run_of(ctx) if isinstance(plugin, AuthorizationPlugin) else None
 
 
-async def check_resource(tool_context: ToolContext, kind: ResourceType | str, value: Any) -> None:
-    """Raises `ResourceDenied` unless this run may touch `value`.
+def run_budget(ctx: ReadonlyContext) -> RunBudget | None:
+    """The budget of the run, for anything that charges it (a repair, a failure)."""
+    run = current_run(ctx)
+    return None if run is None else run.budget
+
+
+async def check_resource(ctx: ReadonlyContext, kind: ResourceType | str, value: Any) -> None:
+    """Raises `ResourceDenied` unless this run may touch `value`, on the rights of the
+    latest check. A tool may let it propagate: the plugin answers the model with
+    `resource_not_available`.
 
     Outside a Yuxi runtime there is nothing to check against, so it refuses: a tool
     that guards a resource must not become open by being attached to a plain agent.
     """
     resource = ResourceType(kind)
-    plugin = runtime_plugin(tool_context)
-    if plugin is None:
+    run = current_run(ctx)
+    runtime = None if run is None or run.stop is not None else (run.live or run.runtime)
+    if runtime is None:
         raise ResourceDenied("(direct)", resource, "no Yuxi runtime in this invocation")
-    reason = await plugin.guard.allows(resource, value)
+    reason = await runtime.guard.allows(resource, value)
     if reason is not None:
         raise ResourceDenied("(direct)", resource, reason)

@@ -1,18 +1,15 @@
 """`build_app`: an agent's runs as an ADK `App` for Runner, `adk run` and `adk web`.
 
-Given a principal, the app serves that one user: the agent carries a single
-`GatedToolset` and the app a single `AuthorizationPlugin`, both built on the same
-`RuntimeContext` and `RuntimeTools`, so declarations and checks come from one source.
-Given a `PrincipalSource`, the app serves every user the source admits: the same pair
-is assembled per principal and bound to each run when it starts (`_per_user`).
+One path for every app: the agent carries one `YuxiToolset` and the app one
+`AuthorizationPlugin`, which binds each run to the runtime of its principal. A fixed
+`Principal` is a constant principal source (`FixedPrincipal`); its runtime is assembled
+here, so a broken config fails at build time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
@@ -25,84 +22,21 @@ from ..models import resolve_model
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings
 from ._config import AgentConfig
-from ._context import RuntimeContext, prepare_runtime_context
-from ._per_user import PerUserAuthorizationPlugin, PerUserToolset, UserRuntimes
-from ._plugin import AuthorizationPlugin, Refusal
-from ._principals import PrincipalSource
-from ._resources import FileOwner, ResourceGuard
-from ._tools import GatedToolset, resolve_runtime_tools
+from ._plugin import AuthorizationPlugin
+from ._principals import FixedPrincipal, PrincipalSource
+from ._refusals import RefusalHook
+from ._resources import FileOwner
+from ._rights import LiveRights
+from ._runtime import RuntimeFactory
+from ._toolset import YuxiToolset
 
-__all__ = ["build_agent", "build_app"]
-
-
-def _runtime(
-    context: RuntimeContext,
-    *,
-    repository: AccessRepository | None,
-    workspace: str | Path | None,
-    file_owner: FileOwner | None,
-    on_refusal: Callable[[Refusal], None] | None,
-) -> AuthorizationPlugin:
-    """The gated toolset, guard and checks of one context, held by one plugin object."""
-    gate = GatedToolset(context, resolve_runtime_tools(context))
-    guard = ResourceGuard(context, workspace=workspace, file_owner=file_owner)
-    return AuthorizationPlugin(context, gate, guard, repository=repository, on_refusal=on_refusal)
+__all__ = ["build_app"]
 
 
-def _model(model: BaseLlm | str | None, config: AgentConfig) -> BaseLlm:
+def _model(model: BaseLlm | str | None, name: str | None) -> BaseLlm:
     if model is None or isinstance(model, str):
-        return resolve_model(model if model is not None else config.model)
+        return resolve_model(model if model is not None else name)
     return model
-
-
-def build_agent(
-    context: RuntimeContext,
-    *,
-    model: BaseLlm | str | None = None,
-    repository: AccessRepository | None = None,
-    workspace: str | Path | None = None,
-    file_owner: FileOwner | None = None,
-    on_refusal: Callable[[Refusal], None] | None = None,
-) -> tuple[LlmAgent, AuthorizationPlugin]:
-    """The agent and the plugin that must accompany it; one without the other is unsafe,
-    which is why `build_app` is the entry point most callers want."""
-    config = context.config
-    plugin = _runtime(
-        context,
-        repository=repository,
-        workspace=workspace,
-        file_owner=file_owner,
-        on_refusal=on_refusal,
-    )
-    agent = LlmAgent(
-        name=config.name,
-        model=_model(model, config),
-        description=config.description,
-        instruction=config.instruction,
-        tools=[plugin.gate],
-    )
-    return agent, plugin
-
-
-def _assemble(
-    principal: Principal,
-    *,
-    config: AgentConfig,
-    registry: ToolRegistry | None,
-    skills: SkillCatalog | None,
-    mcp_servers: McpServerRegistry | None,
-    settings: ToolSettings | None,
-    **runtime: Any,
-) -> AuthorizationPlugin:
-    context = prepare_runtime_context(
-        principal,
-        config,
-        registry=registry,
-        skills=skills,
-        mcp_servers=mcp_servers,
-        settings=settings,
-    )
-    return _runtime(context, **runtime)
 
 
 def build_app(
@@ -118,7 +52,7 @@ def build_app(
     file_owner: FileOwner | None = None,
     app_name: str | None = None,
     plugins: Sequence[BasePlugin] = (),
-    on_refusal: Callable[[Refusal], None] | None = None,
+    on_refusal: RefusalHook | None = None,
     cache_size: int = 256,
     settings: ToolSettings | None = None,
 ) -> App:
@@ -126,52 +60,50 @@ def build_app(
     `PrincipalSource` (e.g. `AccessRepository.load_principal`) asked for the user of
     every run, so one App (and one Runner) serves many users, each with their own rights.
 
-    `repository` makes revocation live (checked at every model and tool call); without
-    it only the user id of the run is checked. `model` overrides the config's model
-    (tests pass a `ScriptedLlm`). The authorization plugin is registered first, so it
-    runs before any other plugin can answer a call. `cache_size` bounds how many
-    per-principal runtimes a source-backed app keeps assembled. `settings` configures
-    the tools that need server-side configuration (web search providers, say); tools it
-    leaves unusable are not part of any run.
+    Every model call and tool call is decided on the user's rights as of that call:
+    with `repository`, read from the access database (the agent itself must be shared
+    with the user); without it, asked of the source again (a fixed principal never
+    changes). `model` overrides the config's model (tests pass a `ScriptedLlm`). The
+    authorization plugin is registered first, so it runs before any other plugin can
+    answer a call. `cache_size` bounds how many per-principal runtimes are kept.
+    `settings` configures the tools that need server-side configuration (web search
+    providers, say); tools it leaves unusable are not part of any run.
 
-    With a source, the agent (and so its model) is shared by every user: the config's
-    `model` is used as given, while the other admin-only fields (limits) are still reset
-    per non-admin principal, as with a fixed principal.
+    The agent (and so its model) is shared by every user of a source-backed app: the
+    config's `model` is used as given there, while for a fixed non-admin principal it
+    is reset like the other admin-only fields (limits), which are reset per principal.
     """
-    runtime: dict[str, Any] = {
-        "repository": repository,
-        "workspace": workspace,
-        "file_owner": file_owner,
-        "on_refusal": on_refusal,
-    }
-    name = app_name or config.name
-    if isinstance(principal, Principal):
-        context = prepare_runtime_context(
-            principal,
-            config,
-            registry=registry,
-            skills=skills,
-            mcp_servers=mcp_servers,
-            settings=settings,
-        )
-        agent, plugin = build_agent(context, model=model, **runtime)
-        return App(name=name, root_agent=agent, plugins=[plugin, *plugins])
-    assemble = partial(
-        _assemble,
-        config=config,
+    factory = RuntimeFactory(
+        config,
         registry=registry,
         skills=skills,
         mcp_servers=mcp_servers,
+        workspace=workspace,
+        file_owner=file_owner,
         settings=settings,
-        **runtime,
     )
-    runtimes = UserRuntimes(principal, assemble, cache_size=cache_size)
+    fixed = principal if isinstance(principal, Principal) else None
+    source: PrincipalSource = FixedPrincipal(fixed) if fixed is not None else principal  # type: ignore[assignment]
+    if repository is not None:
+        rights = LiveRights(repository.current_principal, agent=config.name)
+    else:
+        rights = LiveRights(source, agent=None)
+    plugin = AuthorizationPlugin(
+        factory,
+        source,
+        rights=rights,
+        separate_rights=repository is not None,
+        cache_size=cache_size,
+        on_refusal=on_refusal,
+    )
+    model_name = config.model
+    if fixed is not None:
+        model_name = plugin.cache.get(fixed).context.config.model
     agent = LlmAgent(
         name=config.name,
-        model=_model(model, config),
+        model=_model(model, model_name),
         description=config.description,
         instruction=config.instruction,
-        tools=[PerUserToolset(runtimes)],
+        tools=[YuxiToolset(plugin)],
     )
-    per_user = PerUserAuthorizationPlugin(runtimes, on_refusal=on_refusal)
-    return App(name=name, root_agent=agent, plugins=[per_user, *plugins])
+    return App(name=app_name or config.name, root_agent=agent, plugins=[plugin, *plugins])

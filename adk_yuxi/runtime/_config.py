@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -10,10 +10,23 @@ __all__ = ["ADMIN_ONLY_FIELDS", "AgentConfig", "Limits"]
 
 
 class Limits(BaseModel):
+    """What one run (one user message and everything it sets off) may spend.
+
+    `max_llm_calls` counts the model calls of every agent in the run. When the last one
+    is reached, `early_stopping="generate"` makes that call with no tools declared and
+    asks for the best final answer (the run ends normally); `"force"` ends the run with
+    a `MAX_LLM_CALLS` error event instead of making it. A tool call past
+    `max_tool_calls_per_turn` does not run and ends the run (`MAX_TOOL_CALLS`). A tool
+    that raises is reported to the model as `tool_failed`; past `max_tool_failures`
+    such failures the run ends (`TOOL_FAILURES`).
+    """
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_llm_calls: int = Field(default=50, ge=1, le=500)
     max_tool_calls_per_turn: int = Field(default=100, ge=1, le=10_000)
+    early_stopping: Literal["generate", "force"] = "generate"
+    max_tool_failures: int = Field(default=3, ge=0, le=100)
 
 
 _ADMIN_ONLY: dict[str, Any] = {"admin_only": True}
@@ -21,7 +34,14 @@ _ADMIN_ONLY: dict[str, Any] = {"admin_only": True}
 
 class AgentConfig(BaseModel):
     """What an agent is made of. A list left as None means "everything this user may
-    use"; an explicit list is intersected with that, never widened by it.
+    use"; an explicit list is intersected with that, never widened by it. One exception
+    keeps skills meaningful: with `tools` / `mcps` left as None, a tool or MCP server that
+    a skill offered by this agent depends on is reachable only through that skill
+    (preloaded or loaded); name it in `tools` / `mcps` to declare it up front.
+
+    A new field that changes what a user may use is read in `prepare_runtime_context`;
+    mark it admin-only with `json_schema_extra=_ADMIN_ONLY` when it costs money or
+    capacity.
 
     Fields marked admin-only (the model and the limits cost money and capacity) are
     reset to their defaults when a non-admin supplies the config.

@@ -22,9 +22,10 @@ from ._config import ADMIN_ONLY_FIELDS, AgentConfig
 
 __all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]
 
-BASE_TOOL_IDS: tuple[str, ...] = ("ask_user_question", "mark_for_improvement")
-"""Present in every run and never gated, once they are registered. They do not exist
-yet (another issue builds them); until then they are simply absent, not stubbed."""
+BASE_TOOL_IDS: tuple[str, ...] = ("ask_user_question", "mark_for_improvement", "present_artifacts")
+"""The one place base tools plug in: present in every run of every agent and never
+gated (not by skills, not by `AgentConfig.tools`), once they are registered in the run's
+registry. An id listed here that is not registered is simply absent, not stubbed."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def _may_use_tool(principal: Principal, registry: ToolRegistry, tool_id: str) ->
     """Tools are not share-scoped resources; an admin-only tool says so in its metadata."""
     if not principal.user.active:
         return False
-    if registry.metadata(tool_id).extra.get("admin_only"):
+    if registry.metadata(tool_id).admin_only:
         return principal.is_admin
     return True
 
@@ -152,6 +153,28 @@ def _usable_skills(
     return tuple(name for name in candidates if name in keep)
 
 
+def _offered(config: AgentConfig, catalog: SkillCatalog) -> list[str]:
+    """The skills this agent offers anyone (shared ones and its own), with their
+    dependencies: what decides which tools are reachable only through a skill."""
+    offered = [s.name for s in catalog.all() if s.agent is None or s.agent == config.name]
+    requested = offered if config.skills is None else [n for n in config.skills if n in offered]
+    return catalog.closure(requested)
+
+
+def _claimed(config: AgentConfig, catalog: SkillCatalog) -> tuple[set[str], set[str]]:
+    """Tools and MCP servers some offered skill depends on. With `tools` / `mcps` left
+    as None they are reachable only through that skill, never declared up front, for
+    every user alike (whether or not this user may load the skill)."""
+    tools: set[str] = set()
+    mcps: set[str] = set()
+    for name in _offered(config, catalog):
+        spec = catalog.get(name)
+        if spec is not None:
+            tools.update(spec.tool_dependencies)
+            mcps.update(spec.mcp_dependencies)
+    return tools, mcps
+
+
 def prepare_runtime_context(
     principal: Principal,
     config: AgentConfig,
@@ -183,15 +206,22 @@ def prepare_runtime_context(
         agent=config.name,
     )
     base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
-    tools = _intersect(config.tools, usable_tools, "tool", omitted)
+    usable_mcps = [
+        m for m in mcp_registry.enabled() if principal.may_use(ResourceKind.MCP_SERVER, m)
+    ]
+    claimed_tools, claimed_mcps = _claimed(config, catalog)
+    unclaimed_tools = [t for t in usable_tools if t not in claimed_tools]
+    tools = _intersect(
+        config.tools, usable_tools if config.tools is not None else unclaimed_tools, "tool", omitted
+    )
     tools = tuple(t for t in tools if t not in base_tools)
     kbs = _intersect(
         config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
     )
-    usable_mcps = [
-        m for m in mcp_registry.enabled() if principal.may_use(ResourceKind.MCP_SERVER, m)
-    ]
-    mcps = _intersect(config.mcps, usable_mcps, "mcp", omitted)
+    unclaimed_mcps = [m for m in usable_mcps if m not in claimed_mcps]
+    mcps = _intersect(
+        config.mcps, usable_mcps if config.mcps is not None else unclaimed_mcps, "mcp", omitted
+    )
     skill_names = _usable_skills(
         principal, config, catalog, set(usable_tools), set(usable_mcps), omitted
     )

@@ -1,18 +1,21 @@
-"""Authorization at the execution boundary: every model step and every tool call.
+"""`AuthorizationPlugin`: the one plugin that binds runs to runtimes and checks every call.
 
-Assembly decided what a run may use; this plugin re-checks at each call, because
-things change while a run is in flight. Before each model call it asks the repository
-whether the user and the agent are still active; before each tool call it asks that
-too, then whether the tool is visible now (the same `compute_visibility` that built the
-declarations) and whether its resource arguments pass the guard. A refused call never
-reaches the tool; the model gets a structured error that names nothing it may not see;
-operators get a `capability_limited` log record with the details.
+At run start it asks the principal source for the user of the run, refuses the run
+(`ACCESS_DENIED`, before the model is asked) or binds it to that principal's runtime.
+At every model call and every tool call it re-reads the user's rights as of now
+(`LiveRights`) and decides on them: a withdrawn right takes effect at the next call.
+It also enforces the run's `Limits` and turns tool failures into `tool_failed` results
+within the run's failure budget. A check that cannot be made fails closed and ends the
+run with `AUTHORIZATION_UNAVAILABLE`; nothing escapes the Runner as an exception.
+
+Extending: a new check of every tool call goes in `before_tool_callback` (after the
+visibility check, before the guard); a new per-run counter goes in `RunBudget`; a new
+ADK hook is one more override here, reading the run with `self.bindings.get`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
@@ -26,173 +29,278 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from typing_extensions import override
 
-from ..access import AccessRepository, AgentExecutionRevoked
-from ._context import RuntimeContext
-from ._resources import ResourceDenied, ResourceGuard
-from ._tools import GatedToolset
+from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
-__all__ = [
-    "CAPABILITY_LIMITED",
-    "PLUGIN_NAME",
-    "AuthorizationPlugin",
-    "Refusal",
-    "emit_refusal",
-    "stop_response",
-    "tool_error",
-]
+from ..access import AccessDenied, AgentExecutionRevoked, NotFoundError, Principal
+from ._binding import Run, RunBindings
+from ._budget import RunBudget
+from ._cache import RuntimeCache
+from ._errors import (
+    AuthorizationUnavailable,
+    LlmCallLimitReached,
+    ToolCallLimitReached,
+    ToolFailureLimitReached,
+)
+from ._principals import PrincipalSource
+from ._refusals import RefusalHook, Reporter, stop_response
+from ._resources import ResourceDenied
+from ._rights import LiveRights
+from ._runtime import Runtime, RuntimeFactory
+from ._visibility import SKILL_LOADER_TOOLS
+
+__all__ = ["FINAL_ANSWER_INSTRUCTION", "PLUGIN_NAME", "AuthorizationPlugin"]
 
 PLUGIN_NAME = "yuxi_authorization"
-CAPABILITY_LIMITED = "capability_limited"
+
+FINAL_ANSWER_INSTRUCTION = (
+    "\nThis is the last model call of this request: no tools are available any more."
+    " Give your best final answer now from what was gathered so far, and say what is"
+    " still missing."
+)
 
 logger = logging.getLogger("adk_yuxi.runtime.authorization")
-
-Refusal = dict[str, Any]
-"""What an operator hook receives: code, tool, user, agent, invocation and detail."""
-
-_MESSAGES = {
-    "tool_not_available": (
-        "This tool is not available here right now, so it did not run. Use only the"
-        " tools you are shown; if a skill provides what you need, load it first."
-    ),
-    "resource_not_available": (
-        "This call names a resource that is not available to this user, so it did"
-        " not run. Do not retry with guessed identifiers; ask the user instead."
-    ),
-    "limit_reached": (
-        "The tool call limit for this turn is reached, so it did not run. Answer with"
-        " what you have."
-    ),
-    "agent_execution_revoked": "Access to this agent was withdrawn; the run is ending.",
-    "access_denied": "This run has no access to this agent; the run is ending.",
-}
-
-
-def tool_error(code: str, tool: str, **fields: Any) -> dict[str, Any]:
-    """The result a refused call gives the model: a code and advice, never the reason."""
-    return {"error": {"code": code, "tool": tool, "message": _MESSAGES[code], **fields}}
-
-
-def emit_refusal(refusal: Refusal, hook: Callable[[Refusal], None] | None) -> None:
-    """Logs a refusal for operators (a `capability_limited` record) and calls the hook."""
-    logger.warning(
-        "%s: %s (tool=%s user=%s agent=%s): %s",
-        refusal["event"],
-        refusal["code"],
-        refusal["tool"],
-        refusal["user_id"],
-        refusal["agent"],
-        refusal["detail"],
-        extra={"yuxi_event": refusal["event"], "yuxi_refusal": refusal},
-    )
-    if hook is not None:
-        hook(refusal)
-
-
-def stop_response(code: str, reason: str) -> LlmResponse:
-    """An error response in place of the model's. It ends the run through ADK's own path:
-    it carries no function call, so the flow treats it as the final event."""
-    return LlmResponse(
-        content=types.Content(
-            role="model", parts=[types.Part(text=f"This run was stopped: {reason}.")]
-        ),
-        error_code=code,
-        error_message=reason,
-        turn_complete=True,
-    )
 
 
 class AuthorizationPlugin(BasePlugin):
     def __init__(
         self,
-        context: RuntimeContext,
-        gate: GatedToolset,
-        guard: ResourceGuard,
+        factory: RuntimeFactory,
+        source: PrincipalSource,
         *,
-        repository: AccessRepository | None = None,
-        on_refusal: Callable[[Refusal], None] | None = None,
+        rights: LiveRights,
+        separate_rights: bool,
+        cache_size: int = 256,
+        on_refusal: RefusalHook | None = None,
     ) -> None:
         super().__init__(name=PLUGIN_NAME)
-        self.context = context
-        self.gate = gate
-        self.guard = guard
-        self.repository = repository
-        self._on_refusal = on_refusal
-        self._tool_calls: dict[str, int] = {}
+        self.factory = factory
+        self.source = source
+        self.rights = rights
+        self._separate_rights = separate_rights
+        self.cache = RuntimeCache(factory, size=cache_size)
+        self.bindings = RunBindings(self.cache)
+        self.reporter = Reporter(factory.config.name, on_refusal)
 
-    # -- checks -------------------------------------------------------------------------
+    # -- decisions ----------------------------------------------------------------------
 
-    async def denial(self, ctx: ReadonlyContext) -> str | None:
-        """Why this run may not continue, re-read now; None while it may."""
-        if ctx.user_id != self.context.user_id:
-            return "this run belongs to another user"
-        if self.repository is None:
-            return None
-        return await self.repository.execution_denial(self.context.user_id, self.context.agent_id)
+    def _stop(self, run: Run, stop: type[RunStopped], detail: str, tool: str | None = None) -> None:
+        if run.stop is None:
+            run.stop = stop
+            self.reporter.record(
+                stop.CODE.lower(),
+                user_id=run.user_id,
+                invocation_id=run.invocation_id,
+                tool=tool,
+                detail=detail,
+            )
 
-    def _record(self, code: str, ctx: ReadonlyContext, tool: str | None, detail: str) -> None:
-        emit_refusal(
-            {
-                "event": CAPABILITY_LIMITED,
-                "code": code,
-                "tool": tool,
-                "user_id": self.context.user_id,
-                "agent": self.context.agent_id,
-                "invocation_id": ctx.invocation_id,
-                "detail": detail,
-            },
-            self._on_refusal,
+    def _refuse(self, run: Run, code: ToolErrorCode, tool: str, detail: str) -> None:
+        self.reporter.record(
+            code.value,
+            user_id=run.user_id,
+            invocation_id=run.invocation_id,
+            tool=tool,
+            detail=detail,
         )
 
+    async def current_runtime(self, run: Run, tool: str | None = None) -> Runtime | None:
+        """The runtime of the run's principal as of now, or None when the run must end
+        (`run.stop` says why)."""
+        if run.runtime is None or run.refused is not None or run.stop is not None:
+            return None
+        try:
+            principal = await self.rights.current(run.user_id)
+        except NotFoundError:
+            self._stop(run, AgentExecutionRevoked, "the user no longer exists", tool)
+            return None
+        except Exception as exc:  # fail closed on any failure of the check itself
+            logger.error("rights of %r could not be read", run.user_id, exc_info=exc)
+            self._stop(run, AuthorizationUnavailable, f"rights unreadable: {exc!r}", tool)
+            return None
+        if principal is run.principal:
+            return run.live
+        reason = self.rights.denial(principal, run.user_id)
+        if reason is not None:
+            self._stop(run, AgentExecutionRevoked, reason, tool)
+            return None
+        assembled = self.cache.assembled
+        run.live = self.cache.get(principal)
+        run.principal = principal
+        if self.cache.assembled != assembled:
+            await self.cache.evict()
+        return run.live
+
+    async def _bind(self, invocation_context: InvocationContext) -> Run:
+        user_id = invocation_context.user_id
+        run = Run(user_id=user_id, invocation_id=invocation_context.invocation_id)
+        refused: tuple[type[RunStopped], str] | None = None
+        principal: Principal | None = None
+        try:
+            principal = await self.source(user_id)
+            live = await self.rights.current(user_id) if self._separate_rights else principal
+        except NotFoundError:
+            refused = (AccessDenied, "this user is not known")
+        except Exception as exc:  # fail closed on any failure of the check itself
+            logger.error("principal of %r could not be loaded", user_id, exc_info=exc)
+            refused = (AuthorizationUnavailable, f"principal unreadable: {exc!r}")
+        else:
+            reason = self.rights.denial(principal, user_id)
+            if reason is None and live is not principal:
+                reason = self.rights.denial(live, user_id)
+            if reason is not None:
+                refused = (AccessDenied, reason)
+            else:
+                run.runtime = self.cache.acquire(principal)
+                run.principal = live
+                run.live = run.runtime if live is principal else self.cache.get(live)
+                run.budget = RunBudget.from_limits(run.runtime.context.config.limits)
+        await self.bindings.release(run.invocation_id)  # a resumed invocation binds afresh
+        self.bindings.bind(run, invocation_context)
+        await self.cache.evict()
+        if refused is not None:
+            run.refused = refused[0]
+            self.reporter.record(
+                refused[0].CODE.lower(),
+                user_id=user_id,
+                invocation_id=run.invocation_id,
+                tool=None,
+                detail=refused[1],
+            )
+        return run
+
     # -- ADK callbacks ------------------------------------------------------------------
+
+    @override
+    async def before_run_callback(
+        self, *, invocation_context: InvocationContext
+    ) -> types.Content | None:
+        # A refused run ends at its first model call, as an error event with a code (an
+        # early exit from here could only carry plain content).
+        await self._bind(invocation_context)
+        return None
 
     @override
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        reason = await self.denial(callback_context)
-        if reason is None:
+        run = self.bindings.get(callback_context.invocation_id)
+        if run is None:
+            return stop_response(AccessDenied)
+        if run.refused is not None:
+            return stop_response(run.refused)
+        runtime = await self.current_runtime(run)
+        if runtime is None or run.budget is None:
+            return stop_response(run.stop or AccessDenied)
+        limits = runtime.context.config.limits
+        count = run.budget.llm_calls.charge()
+        if count > limits.max_llm_calls:
+            self._stop(run, LlmCallLimitReached, f"model call {count}")
+            return stop_response(LlmCallLimitReached)
+        if count == limits.max_llm_calls and limits.early_stopping == "generate":
+            run.final_call = True
+            _withdraw_tools(llm_request)
+            llm_request.append_instructions([FINAL_ANSWER_INSTRUCTION])
+        return None
+
+    @override
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        run = self.bindings.get(callback_context.invocation_id)
+        if run is None or not run.final_call or llm_response.partial:
             return None
-        self._record("agent_execution_revoked", callback_context, None, reason)
-        return stop_response(AgentExecutionRevoked.CODE, reason)
+        content = llm_response.content
+        parts = list(content.parts or []) if content is not None else []
+        kept = [p for p in parts if p.function_call is None]
+        if len(kept) == len(parts):
+            return None
+        # The last call was made without tools; a call the model made anyway cannot run.
+        if not any(p.text for p in kept):
+            self._stop(run, LlmCallLimitReached, "the final model call asked for tools")
+            return stop_response(LlmCallLimitReached)
+        return llm_response.model_copy(update={"content": types.Content(role="model", parts=kept)})
 
     @override
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         name = tool.name
-        reason = await self.denial(tool_context)
-        if reason is not None:
-            # The next model step ends the run with the revocation event.
-            self._record("agent_execution_revoked", tool_context, name, reason)
-            return tool_error("agent_execution_revoked", name)
-        visibility = self.gate.visibility(tool_context)
-        if not self.gate.permits(tool, visibility):
-            self._record("tool_not_available", tool_context, name, "hidden, gated or unknown")
-            return tool_error("tool_not_available", name)
-        invocation = tool_context.invocation_id
-        count = self._tool_calls.get(invocation, 0) + 1
-        self._tool_calls[invocation] = count
-        if count > self.context.config.limits.max_tool_calls_per_turn:
-            self._record("limit_reached", tool_context, name, f"{count} tool calls")
-            return tool_error("limit_reached", name)
+        run = self.bindings.get(tool_context.invocation_id)
+        if run is None:
+            return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, name)
+        if run.final_call:
+            return tool_error(ToolErrorCode.RUN_ENDING, name)
+        runtime = await self.current_runtime(run, name)
+        if runtime is None or run.runtime is None or run.budget is None:
+            return tool_error(ToolErrorCode.RUN_ENDING, name)
+        visibility = runtime.visibility(run.runtime.activated_skills(tool_context))
+        if not run.runtime.permits(tool, visibility):
+            self._refuse(run, ToolErrorCode.TOOL_NOT_AVAILABLE, name, "hidden, gated or unknown")
+            return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, name)
+        skill = tool_args.get("skill_name") if name in SKILL_LOADER_TOOLS else None
+        if skill is not None and skill not in runtime.context.skill_specs:
+            self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, f"skill {skill!r}")
+            return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, argument="skill_name")
+        count = run.budget.tool_calls.charge()
+        if count > runtime.context.config.limits.max_tool_calls_per_turn:
+            self._stop(run, ToolCallLimitReached, f"tool call {count}", name)
+            return tool_error(ToolErrorCode.LIMIT_REACHED, name)
         try:
-            await self.guard.check_call(name, tool_args)
+            await runtime.guard.check_call(name, tool_args)
         except ResourceDenied as denied:
-            self._record("resource_not_available", tool_context, name, denied.detail)
-            return tool_error("resource_not_available", name, argument=denied.argument)
+            self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, denied.detail)
+            return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, argument=denied.argument)
+        except Exception as exc:  # the check itself failed (a file resolver raising)
+            logger.error("resource check of %r failed", name, exc_info=exc)
+            self._stop(run, AuthorizationUnavailable, f"resource check failed: {exc!r}", name)
+            return tool_error(ToolErrorCode.RUN_ENDING, name)
         return None
 
-    def end_run(self, invocation_id: str) -> None:
-        """Forgets the per-run counters of `invocation_id`."""
-        self._tool_calls.pop(invocation_id, None)
+    @override
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        error: Exception,
+    ) -> dict[str, Any] | None:
+        if not isinstance(error, Exception):  # a cancelled call stays cancelled
+            return None
+        run = self.bindings.get(tool_context.invocation_id)
+        if run is None or run.budget is None:
+            return None
+        name = tool.name
+        if isinstance(error, ResourceDenied):
+            self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, error.detail)
+            return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name)
+        logger.error("tool %r failed", name, exc_info=error)
+        if run.budget.failures.charge(ToolErrorCode.TOOL_FAILED.value):
+            self._refuse(run, ToolErrorCode.TOOL_FAILED, name, repr(error))
+            return tool_error(ToolErrorCode.TOOL_FAILED, name)
+        self._stop(run, ToolFailureLimitReached, f"{run.budget.failures.total} failures", name)
+        return tool_error(ToolErrorCode.RUN_ENDING, name)
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        self.end_run(invocation_context.invocation_id)
+        await self.bindings.release(invocation_context.invocation_id)
 
     @override
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        # ADK skips after_run when a run fails, so the counters are dropped here too.
-        self.end_run(invocation_context.invocation_id)
+        # ADK skips after_run when a run fails; the binding must not outlive the run.
+        await self.bindings.release(invocation_context.invocation_id)
+
+    # -- for the toolset and for tools --------------------------------------------------
+
+    def run_of(self, ctx: ReadonlyContext) -> Run | None:
+        return self.bindings.get(ctx.invocation_id)
+
+
+def _withdraw_tools(llm_request: LlmRequest) -> None:
+    """No tool is declared to (or callable from) this model call."""
+    if llm_request.config is not None:
+        llm_request.config.tools = None
+        llm_request.config.tool_config = None
+    llm_request.tools_dict.clear()

@@ -12,11 +12,23 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from ..access import Principal, ResourceRecord, Role, User
 
-__all__ = ["LocalPrincipals", "PrincipalSource"]
+__all__ = ["FixedPrincipal", "LocalPrincipals", "PrincipalSource"]
 
 PrincipalSource = Callable[[str], Awaitable[Principal]]
 """`async (user_id) -> Principal`; raises `NotFoundError` for an unknown user. Asked at
 the start of every run, so it should read the current rights, not a snapshot."""
+
+
+class FixedPrincipal:
+    """A constant source: an App built for one principal asks this, so a fixed
+    principal takes the same path as any other source (a run under another user id is
+    refused, as the source answered for someone else)."""
+
+    def __init__(self, principal: Principal) -> None:
+        self.principal = principal
+
+    async def __call__(self, user_id: str) -> Principal:
+        return self.principal
 
 
 class LocalPrincipals:

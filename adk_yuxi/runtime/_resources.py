@@ -1,20 +1,21 @@
 """Resource checks on tool arguments: knowledge bases, files and workspace paths.
 
 The plugin runs these on every call, from the argument names a tool uses (by convention
-and from its registry metadata); tools call `check_resource` themselves as well, so a
-tool reached some other way still refuses. Refusals say which argument was refused,
-never which resources exist.
+and from its registry metadata), against the rights of that moment; tools call
+`check_resource` themselves as well, so a tool reached some other way still refuses.
+Refusals say which argument was refused, never which resources exist.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
-from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from adk_yuxi.errors import YuxiError
 
+from ..tools import ResourceType
 from ._context import RuntimeContext
 
 __all__ = [
@@ -25,12 +26,7 @@ __all__ = [
     "ResourceType",
 ]
 
-
-class ResourceType(StrEnum):
-    KNOWLEDGE_BASE = "knowledge_base"
-    FILE = "file"
-    PATH = "path"
-
+logger = logging.getLogger("adk_yuxi.runtime.resources")
 
 DEFAULT_RESOURCE_ARGS: Mapping[str, ResourceType] = {
     "kb_id": ResourceType.KNOWLEDGE_BASE,
@@ -39,8 +35,8 @@ DEFAULT_RESOURCE_ARGS: Mapping[str, ResourceType] = {
     "file_ids": ResourceType.FILE,
     "path": ResourceType.PATH,
 }
-"""Argument names checked on every tool, local or MCP. A tool can name more through
-`ToolExtraMetadata(extra={"resource_args": {"arg": "knowledge_base"}})`."""
+"""Argument names checked on every tool, local or MCP. A tool names more through
+`ToolExtraMetadata(resource_args={"arg": "knowledge_base"})`."""
 
 FileOwner = Callable[[str], Awaitable[str | None]]
 """Maps a file id to the knowledge base holding it, or None when unknown."""
@@ -48,7 +44,8 @@ FileOwner = Callable[[str], Awaitable[str | None]]
 
 class ResourceDenied(YuxiError, PermissionError):
     """A tool argument names a resource the user may not use (or that does not exist:
-    the two are deliberately indistinguishable to the caller)."""
+    the two are deliberately indistinguishable to the caller). A tool may let it
+    propagate: the runtime turns it into a `resource_not_available` tool error."""
 
     def __init__(self, argument: str, kind: ResourceType, detail: str) -> None:
         super().__init__(f"argument {argument!r}: {kind.value} not available")
@@ -56,24 +53,15 @@ class ResourceDenied(YuxiError, PermissionError):
         self.kind = kind
         self.detail = detail  # for operators' logs only
 
-    def to_response(self) -> dict[str, Any]:
-        """The tool result for the model: which argument, never which resource."""
-        return {
-            "error": {
-                "code": "resource_not_available",
-                "argument": self.argument,
-                "message": "This names a resource that is not available to this user.",
-            }
-        }
-
 
 class ResourceGuard:
     """Decides whether one value names a resource this run may touch.
 
     Paths must be relative and stay inside `workspace` after symlinks are resolved;
-    without a workspace every path is refused. File ids are allowed only when
-    `file_owner` places them in a visible knowledge base; without it they are refused.
-    Failing closed is the point: an unconfigured check never grants.
+    without a workspace every path is refused, and so is a path whose resolution fails
+    (a symlink loop). File ids are allowed only when `file_owner` places them in a
+    visible knowledge base; without it they are refused. Failing closed is the point:
+    an unconfigured check never grants.
     """
 
     def __init__(
@@ -87,6 +75,7 @@ class ResourceGuard:
         self._workspace = Path(workspace).resolve() if workspace is not None else None
         self._file_owner = file_owner
         self._registry = context.registry
+        self._arguments: dict[str, Mapping[str, ResourceType]] = {}
 
     @property
     def workspace(self) -> Path | None:
@@ -121,16 +110,23 @@ class ResourceGuard:
         pure = PurePosixPath(value.replace("\\", "/"))
         if pure.is_absolute() or ".." in pure.parts or "\x00" in value:
             return f"path {value!r} is absolute or climbs out"
-        resolved = (self._workspace / pure).resolve()
+        try:
+            resolved = (self._workspace / pure).resolve()
+        except (OSError, RuntimeError, ValueError) as exc:
+            # A symlink loop, a name too long: the reason is logged, never shown.
+            return f"path {value!r} cannot be resolved ({type(exc).__name__})"
         if not resolved.is_relative_to(self._workspace):
             return f"path {value!r} resolves outside the workspace"
         return None
 
     def arguments_of(self, tool_name: str) -> Mapping[str, ResourceType]:
-        names = dict(DEFAULT_RESOURCE_ARGS)
-        if tool_name in self._registry:
-            declared = self._registry.metadata(tool_name).extra.get("resource_args") or {}
-            names.update({arg: ResourceType(kind) for arg, kind in declared.items()})
+        names = self._arguments.get(tool_name)
+        if names is None:
+            merged = dict(DEFAULT_RESOURCE_ARGS)
+            if tool_name in self._registry:
+                declared = self._registry.metadata(tool_name).resource_args
+                merged.update({arg: ResourceType(kind) for arg, kind in declared.items()})
+            names = self._arguments[tool_name] = merged
         return names
 
     async def check_call(self, tool_name: str, args: Mapping[str, Any]) -> None:

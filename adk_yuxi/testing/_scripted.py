@@ -13,6 +13,7 @@ from google.genai import types
 from pydantic import Field, PrivateAttr
 from typing_extensions import override
 
+from ..errors import YuxiError
 from ..models._request import declared_tool_names
 
 __all__ = ["ScriptExhaustedError", "ScriptedLlm", "Turn", "call", "text"]
@@ -29,7 +30,7 @@ Turn = (
 or a callable that sees the request and returns any of those."""
 
 
-class ScriptExhaustedError(AssertionError):
+class ScriptExhaustedError(YuxiError, AssertionError):
     """The agent asked the model for more turns than the test scripted."""
 
 

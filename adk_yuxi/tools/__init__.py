@@ -5,7 +5,7 @@
 """
 
 from ._availability import ToolBinder, ToolSettings, ToolUnavailable, log_unavailable
-from ._metadata import ToolCatalogEntry, ToolExtraMetadata
+from ._metadata import ResourceType, ToolCatalogEntry, ToolExtraMetadata
 from ._registry import (
     ToolRegistry,
     UnknownToolError,
@@ -17,6 +17,7 @@ from ._registry import (
 from ._strict import StrictFunctionTool, ToolArgumentsError
 
 __all__ = [
+    "ResourceType",
     "StrictFunctionTool",
     "ToolArgumentsError",
     "ToolBinder",

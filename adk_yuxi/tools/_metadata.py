@@ -5,9 +5,24 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ToolCatalogEntry", "ToolExtraMetadata"]
+__all__ = ["SECURITY_KEYS", "ResourceType", "ToolCatalogEntry", "ToolExtraMetadata"]
+
+
+class ResourceType(StrEnum):
+    """What a tool argument names, for the runtime's resource guard."""
+
+    KNOWLEDGE_BASE = "knowledge_base"
+    FILE = "file"
+    PATH = "path"
+
+
+SECURITY_KEYS = frozenset({"admin_only", "resource_args"})
+"""Typed fields of `ToolExtraMetadata`; refused as free keys of `extra`, where they would
+look effective and be ignored."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +38,11 @@ class ToolExtraMetadata:
     category: str = "builtin"
     tags: Sequence[str] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    admin_only: bool = False
+    """Only administrators may use the tool (checked at assembly and at every call)."""
+    resource_args: Mapping[str, ResourceType | str] = field(default_factory=dict)
+    """Argument name -> `ResourceType`, checked at every call on top of the default
+    names (`kb_id`, `kb_ids`, `file_id`, `file_ids`, `path`)."""
 
     def resolved(self, tool_id: str) -> ToolExtraMetadata:
         """Validates the metadata for `tool_id` and returns a normalised, detached copy.
@@ -41,6 +61,23 @@ class ToolExtraMetadata:
         for tag in tags:
             if not isinstance(tag, str) or not tag.strip():
                 raise ValueError(f"tool {tool_id!r}: every tag must be a non-empty string")
+        if not isinstance(self.admin_only, bool):
+            raise ValueError(f"tool {tool_id!r}: admin_only must be a bool")
+        misplaced = sorted(SECURITY_KEYS.intersection(self.extra))
+        if misplaced:
+            raise ValueError(
+                f"tool {tool_id!r}: {misplaced} are typed fields of ToolExtraMetadata,"
+                " not keys of extra"
+            )
+        try:
+            resource_args = {
+                str(arg): ResourceType(kind) for arg, kind in dict(self.resource_args).items()
+            }
+        except ValueError as exc:
+            raise ValueError(
+                f"tool {tool_id!r}: resource_args values must be one of"
+                f" {[t.value for t in ResourceType]} ({exc})"
+            ) from None
         try:
             # A round trip both proves the values are JSON and detaches nested containers
             # from the caller, so later edits to their dict cannot reach the registry.
@@ -54,6 +91,8 @@ class ToolExtraMetadata:
             category=self.category.strip(),
             tags=tags,
             extra=extra,
+            admin_only=self.admin_only,
+            resource_args=MappingProxyType(resource_args),
         )
 
     def copy(self) -> ToolExtraMetadata:
@@ -63,6 +102,8 @@ class ToolExtraMetadata:
             category=self.category,
             tags=tuple(self.tags),
             extra=json.loads(json.dumps(dict(self.extra))),
+            admin_only=self.admin_only,
+            resource_args=MappingProxyType(dict(self.resource_args)),
         )
 
 
@@ -77,6 +118,8 @@ class ToolCatalogEntry:
     description: str
     parameters: dict[str, Any]
     extra: dict[str, Any]
+    admin_only: bool = False
+    resource_args: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,4 +130,6 @@ class ToolCatalogEntry:
             "description": self.description,
             "parameters": json.loads(json.dumps(self.parameters)),
             "extra": json.loads(json.dumps(self.extra)),
+            "admin_only": self.admin_only,
+            "resource_args": dict(self.resource_args),
         }

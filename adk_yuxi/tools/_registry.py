@@ -10,11 +10,13 @@ from __future__ import annotations
 import copy
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.function_tool import FunctionTool
 
+from adk_yuxi._adk import declaration_of, function_tool_confirmation
 from adk_yuxi.errors import YuxiError
 
 from ._availability import ToolBinder, ToolSettings, ToolUnavailable
@@ -46,10 +48,25 @@ class UnknownToolError(YuxiError, KeyError):
         return f"no tool is registered under the id {self.tool_id!r}"
 
 
+def _strict(tool: BaseTool) -> BaseTool:
+    """A plain ADK `FunctionTool` becomes a `StrictFunctionTool` over the same function;
+    a subclass of it would keep running on loose arguments, so it is refused."""
+    if not isinstance(tool, FunctionTool) or isinstance(tool, StrictFunctionTool):
+        return tool
+    if type(tool) is not FunctionTool:
+        raise ValueError(
+            f"tool {tool.name!r}: {type(tool).__name__} runs on unchecked arguments; register"
+            " the function with @tool, or subclass StrictFunctionTool instead"
+        )
+    return StrictFunctionTool(
+        tool.func, name=tool.name, require_confirmation=function_tool_confirmation(tool)
+    )
+
+
 def _parameters_schema(tool: BaseTool) -> dict[str, Any]:
     if isinstance(tool, StrictFunctionTool):
         return tool.parameters_json_schema()
-    declaration = tool._get_declaration()
+    declaration = declaration_of(tool)
     if declaration is None:
         return {"type": "object", "properties": {}}
     if declaration.parameters_json_schema is not None:
@@ -86,6 +103,7 @@ class ToolRegistry:
         what `bind` returns for their settings, or nothing when it is unavailable."""
         if not isinstance(tool, BaseTool):
             raise TypeError(f"register_tool expects a google.adk BaseTool, got {type(tool)!r}")
+        tool = _strict(tool)
         tool_id = tool.name
         if not isinstance(tool_id, str) or not _TOOL_ID.fullmatch(tool_id):
             raise ValueError(
@@ -172,6 +190,8 @@ class ToolRegistry:
                 description=tool.description or "",
                 parameters=_parameters_schema(tool),
                 extra=copy.deepcopy(dict(meta.extra)),
+                admin_only=meta.admin_only,
+                resource_args={arg: str(kind) for arg, kind in meta.resource_args.items()},
             )
             for tool_id, (tool, meta) in entries
         ]
@@ -213,6 +233,8 @@ def tool(
     category: str = "builtin",
     tags: Sequence[str] = (),
     extra: dict[str, Any] | None = None,
+    admin_only: bool = False,
+    resource_args: Mapping[str, str] | None = None,
     registry: ToolRegistry | None = None,
 ) -> Callable[[F], F]: ...
 
@@ -226,6 +248,8 @@ def tool(
     category: str = "builtin",
     tags: Sequence[str] = (),
     extra: dict[str, Any] | None = None,
+    admin_only: bool = False,
+    resource_args: Mapping[str, str] | None = None,
     registry: ToolRegistry | None = None,
 ) -> F | Callable[[F], F]:
     """Registers a plain function as a strictly-validated ADK function tool.
@@ -234,7 +258,12 @@ def tool(
     so it stays directly callable in code and tests; the tool lives in the registry.
     """
     metadata = ToolExtraMetadata(
-        display_name=display_name, category=category, tags=tags, extra=extra or {}
+        display_name=display_name,
+        category=category,
+        tags=tags,
+        extra=extra or {},
+        admin_only=admin_only,
+        resource_args=dict(resource_args or {}),
     )
 
     def decorate(fn: F) -> F:

@@ -18,6 +18,8 @@ from typing import Any
 
 import httpcore
 
+from adk_yuxi.errors import YuxiError
+
 __all__ = [
     "AddressPolicy",
     "AddressRefused",
@@ -56,7 +58,7 @@ _V6_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _V6_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
 
 
-class AddressRefused(OSError):
+class AddressRefused(YuxiError, OSError):
     """A connection the policy refused; raised in the connection layer, before any byte
     is sent, and mapped to `FetchError(url_not_allowed)` by the fetcher."""
 

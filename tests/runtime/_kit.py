@@ -16,6 +16,7 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, Role, ShareConfig, User
+from adk_yuxi.errors import ToolErrorCode, tool_error
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import ResourceDenied, check_resource
 from adk_yuxi.skills import SkillCatalog
@@ -50,7 +51,7 @@ class Kit:
             ran["make_report"] += 1
             return {"report": f"# {title}"}
 
-        @tool(registry=self.registry, extra={"admin_only": True})
+        @tool(registry=self.registry, admin_only=True)
         def drop_tables() -> dict[str, Any]:
             """An admin-only tool."""
             ran["drop_tables"] += 1
@@ -58,11 +59,12 @@ class Kit:
 
         @tool(registry=self.registry)
         async def read_kb(kb_id: str, tool_context: ToolContext) -> dict[str, Any]:
-            """Reads a knowledge base; checks its own target too."""
+            """Reads a knowledge base; checks its own target too, so it refuses on its own
+            outside a Yuxi runtime as well."""
             try:
                 await check_resource(tool_context, "knowledge_base", kb_id)
-            except ResourceDenied as denied:
-                return denied.to_response()
+            except ResourceDenied:
+                return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, "read_kb", argument="kb_id")
             ran["read_kb"] += 1
             return {"kb": kb_id, "text": "contents"}
 

@@ -9,7 +9,7 @@ import pytest
 from google.adk.sessions import InMemorySessionService
 
 from adk_yuxi.models._request import system_instruction_text
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Refusal, build_app
 from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.testing import ScriptedLlm, call
 
@@ -83,7 +83,7 @@ async def test_preloaded_skill_is_visible_from_the_first_call(kit: Kit) -> None:
 async def test_hidden_or_unknown_tool_is_refused_and_the_run_goes_on(
     kit: Kit, name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    refusals: list[dict[str, object]] = []
+    refusals: list[Refusal] = []
     llm = ScriptedLlm([call(name, title="x"), call("echo", text="after"), "ok"])
     app = build_app(
         CONFIG,
@@ -101,7 +101,7 @@ async def test_hidden_or_unknown_tool_is_refused_and_the_run_goes_on(
     assert sum(kit.ran.values()) == 1 and kit.ran["echo"] == 1  # only echo ever ran
     assert responses["echo"] == [{"echo": "after"}]
     assert len(llm.requests) == 3  # the run went on after the refusal
-    assert refusals[0]["code"] == "tool_not_available" and refusals[0]["tool"] == name
+    assert refusals[0].code == "tool_not_available" and refusals[0].tool == name
     assert any(getattr(r, "yuxi_event", None) == "capability_limited" for r in caplog.records)
     # A hidden tool and a nonexistent one get the very same answer: no existence oracle.
     assert "reporting" not in str(error)

@@ -26,7 +26,7 @@ from adk_yuxi.access import (
     User,
 )
 from adk_yuxi.models._request import declared_tool_names
-from adk_yuxi.runtime import AgentConfig, PerUserAuthorizationPlugin, UserRuntimes, build_app
+from adk_yuxi.runtime import AgentConfig, AuthorizationPlugin, Refusal, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -90,10 +90,10 @@ def _app(kit: Kit, users: Directory, llm: ScriptedLlm, **kwargs: Any) -> App:
     )
 
 
-def _runtimes(app: App) -> UserRuntimes:
+def _plugin(app: App) -> AuthorizationPlugin:
     plugin = app.plugins[0]
-    assert isinstance(plugin, PerUserAuthorizationPlugin)
-    return plugin.runtimes
+    assert isinstance(plugin, AuthorizationPlugin)
+    return plugin
 
 
 async def _run(runner: Runner, user: str, text: str, session_id: str = "s") -> list[Event]:
@@ -122,10 +122,11 @@ async def test_two_users_through_one_runner_see_their_own_tools(kit: Kit, users:
     assert {"make_report", "load_skill", "echo"} <= alice
     assert "echo" in bob and not {"make_report", "load_skill"} & bob
     assert set(llm.tool_names(2)) == alice
-    runtimes = _runtimes(app)
-    assert runtimes.running == 0
-    assert runtimes.assembled == 2  # alice's second run reused her runtime
-    assert users.asked == {"alice": 2, "bob": 1}  # but her rights were asked again
+    plugin = _plugin(app)
+    assert plugin.bindings.running == 0
+    assert plugin.cache.assembled == 2  # alice's second run reused her runtime
+    # but her rights were asked again: at each run start and at each model call
+    assert users.asked == {"alice": 2 * 3, "bob": 3}
 
 
 def _user_and_progress(request: LlmRequest) -> tuple[str, int]:
@@ -175,7 +176,7 @@ async def test_concurrent_runs_of_two_users_keep_their_contexts_apart(
     refused = function_responses(bob)
     assert refused["make_report"][0]["error"]["code"] == "tool_not_available"
     assert refused["read_kb"][0]["error"]["code"] == "resource_not_available"
-    assert _runtimes(app).running == 0
+    assert _plugin(app).bindings.running == 0
 
 
 async def test_changed_rights_show_from_the_next_run_and_equal_rights_are_cached(
@@ -193,8 +194,7 @@ async def test_changed_rights_show_from_the_next_run_and_equal_rights_are_cached
     assert "make_report" not in llm.tool_names(0)
     assert "make_report" in llm.tool_names(1)
     assert "make_report" not in llm.tool_names(2)
-    runtimes = _runtimes(app)
-    assert runtimes.assembled == 2  # the third run's principal equals the first's
+    assert _plugin(app).cache.assembled == 2  # the third run's principal equals the first's
 
 
 async def test_the_cache_is_bounded(kit: Kit, users: Directory) -> None:
@@ -205,9 +205,9 @@ async def test_the_cache_is_bounded(kit: Kit, users: Directory) -> None:
     for user in ("alice", "bob", "carol", "alice"):
         await _run(runner, user, "hi")
     await runner.close()
-    runtimes = _runtimes(app)
-    assert runtimes.cached == 2
-    assert runtimes.assembled == 4  # alice was evicted by carol, so assembled again
+    plugin = _plugin(app)
+    assert len(plugin.cache) == 2
+    assert plugin.cache.assembled == 4  # alice was evicted by carol, so assembled again
 
 
 @pytest.mark.parametrize(
@@ -219,19 +219,20 @@ async def test_a_refused_user_never_reaches_the_model(
 ) -> None:
     users.principals["ghost"] = Principal(user=User(id="ghost", active=False))
     users.principals["impostor"] = users.principals["alice"]
-    refusals: list[dict[str, Any]] = []
+    refusals: list[Refusal] = []
     llm = ScriptedLlm([])
     app = _app(kit, users, llm, on_refusal=refusals.append)
     runner = Runner(app=app, session_service=InMemorySessionService())
     events = await _run(runner, user, "hi")
     await runner.close()
     denied = [d for e in events if (d := AccessDenied.from_event(e))]
-    assert len(denied) == 1 and reason in denied[0].reason
+    assert len(denied) == 1 and denied[0].reason == AccessDenied.PUBLIC_TEXT
     assert events[-1].error_code == AccessDenied.CODE
     assert llm.requests == []
-    assert [r["code"] for r in refusals] == ["access_denied"]
+    assert [r.code for r in refusals] == ["access_denied"]
+    assert reason in refusals[0].detail  # the cause is for operators only
     assert kit.ran == Counter()
-    assert _runtimes(app).running == 0
+    assert _plugin(app).bindings.running == 0
 
 
 async def test_a_failing_run_releases_its_binding(kit: Kit, users: Directory) -> None:
@@ -243,7 +244,7 @@ async def test_a_failing_run_releases_its_binding(kit: Kit, users: Directory) ->
     with pytest.raises(RuntimeError, match="backend failed"):
         await _run(runner, "alice", "hi")
     await runner.close()
-    assert _runtimes(app).running == 0
+    assert _plugin(app).bindings.running == 0
 
 
 async def test_a_cancelled_run_releases_its_binding(kit: Kit, users: Directory) -> None:
@@ -260,8 +261,8 @@ async def test_a_cancelled_run_releases_its_binding(kit: Kit, users: Directory) 
     runner = Runner(app=app, session_service=InMemorySessionService())
     task = asyncio.create_task(_run(runner, "alice", "hi"))
     await entered.wait()
-    runtimes = _runtimes(app)
-    assert runtimes.running == 1
+    bindings = _plugin(app).bindings
+    assert bindings.running == 1
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -271,8 +272,8 @@ async def test_a_cancelled_run_releases_its_binding(kit: Kit, users: Directory) 
     # turns; counted, not timed).
     for _ in range(100):
         gc.collect()
-        if runtimes.running == 0:
+        if bindings.running == 0:
             break
         await asyncio.sleep(0)
-    assert runtimes.running == 0
+    assert bindings.running == 0
     await runner.close()

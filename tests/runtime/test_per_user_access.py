@@ -25,7 +25,7 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Refusal, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -69,7 +69,9 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[Kit, AccessRepository]]:
     await repo.close()
 
 
-def _app(kit: Kit, repo: AccessRepository, llm: ScriptedLlm) -> App:
+def _app(
+    kit: Kit, repo: AccessRepository, llm: ScriptedLlm, log: list[Refusal] | None = None
+) -> App:
     return build_app(
         CONFIG,
         repo.load_principal,
@@ -77,6 +79,7 @@ def _app(kit: Kit, repo: AccessRepository, llm: ScriptedLlm) -> App:
         skills=kit.catalog,
         repository=repo,
         model=llm,
+        on_refusal=None if log is None else log.append,
     )
 
 
@@ -111,11 +114,16 @@ async def test_an_unknown_or_disabled_user_is_refused_before_the_model(
 ) -> None:
     kit, repo = world
     llm = ScriptedLlm([])
-    runner = Runner(app=_app(kit, repo, llm), session_service=InMemorySessionService())
+    log: list[Refusal] = []
+    runner = Runner(app=_app(kit, repo, llm, log), session_service=InMemorySessionService())
     events = await _run(runner, user)
     await runner.close()
     denied = [d for e in events if (d := AccessDenied.from_event(e))]
-    assert len(denied) == 1 and reason in denied[0].reason
+    # One public text for every cause, so the event does not say which ids exist.
+    assert len(denied) == 1 and denied[0].reason == AccessDenied.PUBLIC_TEXT
+    [part] = events[-1].content.parts  # type: ignore[union-attr]
+    assert part.text == f"This run was stopped: {AccessDenied.PUBLIC_TEXT}."
+    assert reason in log[-1].detail
     assert AgentExecutionRevoked.from_event(events[-1]) is None
     assert llm.requests == []
 
@@ -125,10 +133,11 @@ async def test_revocation_mid_run_still_ends_the_run(
 ) -> None:
     kit, repo = world
     llm = ScriptedLlm([call("revoke_me"), "hello alice"])
-    runner = Runner(app=_app(kit, repo, llm), session_service=InMemorySessionService())
+    log: list[Refusal] = []
+    runner = Runner(app=_app(kit, repo, llm, log), session_service=InMemorySessionService())
     events = await _run(runner, "bob")
     revoked = [r for e in events if (r := AgentExecutionRevoked.from_event(e))]
-    assert len(revoked) == 1 and "disabled" in revoked[0].reason
+    assert len(revoked) == 1 and "disabled" in log[-1].detail
     assert kit.ran["revoke_me"] == 1
     assert len(llm.requests) == 1  # the model was never asked again
 
@@ -141,7 +150,7 @@ async def test_revocation_mid_run_still_ends_the_run(
     assert kit.ran["echo"] == 0
 
 
-async def test_an_agent_withdrawn_from_a_user_ends_runs_with_revocation(
+async def test_a_user_without_the_agent_at_run_start_is_denied(
     world: tuple[Kit, AccessRepository],
 ) -> None:
     kit, repo = world
@@ -150,6 +159,6 @@ async def test_an_agent_withdrawn_from_a_user_ends_runs_with_revocation(
     runner = Runner(app=_app(kit, repo, llm), session_service=InMemorySessionService())
     events = await _run(runner, "bob")  # bob exists and is active, but may not use the agent
     await runner.close()
-    revoked = AgentExecutionRevoked.from_event(events[-1])
-    assert revoked is not None and "no longer use" in revoked.reason
+    assert AccessDenied.from_event(events[-1]) is not None
+    assert AgentExecutionRevoked.from_event(events[-1]) is None
     assert llm.requests == []

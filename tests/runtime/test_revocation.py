@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.adk.apps import App
 from google.adk.models.llm_request import LlmRequest
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.tool_context import ToolContext
 
 from adk_yuxi.access import (
+    AccessDenied,
     AccessRepository,
     AgentExecutionRevoked,
     ResourceKind,
@@ -22,7 +24,8 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.errors import RunStopped
+from adk_yuxi.runtime import AgentConfig, Refusal, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -55,11 +58,20 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[Kit, AccessRepository, Pa
     await repo.close()
 
 
-def _revoked(events: list[Any]) -> AgentExecutionRevoked:
-    revoked = [r for e in events if (r := AgentExecutionRevoked.from_event(e))]
-    assert len(revoked) == 1, events
-    assert events[-1].error_code == AgentExecutionRevoked.CODE
-    return revoked[0]
+def _stopped(events: list[Any], stop: type[RunStopped] = AgentExecutionRevoked) -> RunStopped:
+    stopped = [r for e in events if (r := stop.from_event(e))]
+    assert len(stopped) == 1, events
+    assert events[-1].error_code == stop.CODE
+    assert stopped[0].reason == stop.PUBLIC_TEXT  # one public text; the cause is logged
+    return stopped[0]
+
+
+def _app(
+    kit: Kit, repo: AccessRepository, principal: Any, llm: ScriptedLlm, log: list[Refusal]
+) -> App:
+    return build_app(
+        CONFIG, principal, registry=kit.registry, repository=repo, model=llm, on_refusal=log.append
+    )
 
 
 async def test_disabled_between_steps_ends_the_run_before_the_next_model_call(
@@ -67,10 +79,11 @@ async def test_disabled_between_steps_ends_the_run_before_the_next_model_call(
 ) -> None:
     kit, repo, _ = world
     llm = ScriptedLlm([call("revoke_me"), call("echo", text="never")])
-    principal = await repo.load_principal(USER)
-    app = build_app(CONFIG, principal, registry=kit.registry, repository=repo, model=llm)
+    log: list[Refusal] = []
+    app = _app(kit, repo, await repo.load_principal(USER), llm, log)
     events = await run_turn(app, InMemorySessionService(), "s", "go")
-    assert "disabled" in _revoked(events).reason
+    _stopped(events)
+    assert "disabled" in log[-1].detail
     assert kit.ran["revoke_me"] == 1 and kit.ran["echo"] == 0
     assert len(llm.requests) == 1  # the model was never asked again
 
@@ -91,25 +104,28 @@ async def test_right_withdrawn_before_a_tool_call_blocks_that_call(
         return call("echo", text="too late")
 
     llm = ScriptedLlm([withdraw_then_call, "unreachable"])
-    principal = await repo.load_principal(USER)
-    app = build_app(CONFIG, principal, registry=kit.registry, repository=repo, model=llm)
+    log: list[Refusal] = []
+    app = _app(kit, repo, await repo.load_principal(USER), llm, log)
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     assert kit.ran["echo"] == 0
-    assert function_responses(events)["echo"][0]["error"]["code"] == "agent_execution_revoked"
-    assert "no longer use" in _revoked(events).reason
+    assert function_responses(events)["echo"][0]["error"]["code"] == "run_ending"
+    _stopped(events)
+    assert "may not use this agent" in log[-1].detail
     assert len(llm.requests) == 1
 
 
-async def test_a_run_started_after_revocation_never_reaches_the_model(
+async def test_a_run_started_after_revocation_is_denied_before_the_model(
     world: tuple[Kit, AccessRepository, Path],
 ) -> None:
     kit, repo, _ = world
     principal = await repo.load_principal(USER)
     await repo.set_resource_enabled(ResourceKind.AGENT, "helper", False)
     llm = ScriptedLlm([])
-    app = build_app(CONFIG, principal, registry=kit.registry, repository=repo, model=llm)
-    events = await run_turn(app, InMemorySessionService(), "s", "go")
-    assert "no longer available" in _revoked(events).reason
+    log: list[Refusal] = []
+    events = await run_turn(
+        _app(kit, repo, principal, llm, log), InMemorySessionService(), "s", "go"
+    )
+    _stopped(events, AccessDenied)  # no right at run start: denied, not revoked
     assert llm.requests == []
 
 
@@ -120,7 +136,9 @@ async def test_a_run_under_another_user_id_is_refused(
     await repo.save_user(User(id="mallory", role=Role.USER, department_id="d1"))
     principal = await repo.load_principal("mallory")
     llm = ScriptedLlm([])
-    app = build_app(CONFIG, principal, registry=kit.registry, repository=repo, model=llm)
+    log: list[Refusal] = []
+    app = _app(kit, repo, principal, llm, log)
     events = await run_turn(app, InMemorySessionService(), "s", "go")  # runs as alice
-    assert "another user" in _revoked(events).reason
+    _stopped(events, AccessDenied)
+    assert "another user" in log[-1].detail
     assert llm.requests == []

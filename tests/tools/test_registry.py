@@ -78,6 +78,8 @@ def test_catalog_entry_has_schema_and_metadata() -> None:
         "description": "Returns the text it is given.",
         "parameters": entry.parameters,
         "extra": {},
+        "admin_only": False,
+        "resource_args": {},
     }
     assert entry.parameters["properties"]["text"]["type"] == "string"
     assert entry.parameters["required"] == ["text"]
@@ -181,10 +183,12 @@ def test_tags_must_be_a_list_not_a_string() -> None:
         registry.register(FunctionTool(vendor_tool), ToolExtraMetadata(tags="abc"))
 
 
-def test_register_tool_accepts_any_base_tool_with_declaration() -> None:
+def test_register_tool_makes_a_plain_function_tool_strict() -> None:
     registry = ToolRegistry()
     built = FunctionTool(vendor_tool)
-    assert register_tool(built, ToolExtraMetadata(category="vendor"), registry=registry) is built
+    registered = register_tool(built, ToolExtraMetadata(category="vendor"), registry=registry)
+    assert isinstance(registered, StrictFunctionTool) and registered.func is vendor_tool
+    assert registry.get("vendor_tool") is registered
     [entry] = registry.catalog()
     assert entry.category == "vendor"
     assert entry.description == "A vendor's function."

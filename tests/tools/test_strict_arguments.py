@@ -102,4 +102,4 @@ def test_error_payload_does_not_echo_the_values_sent() -> None:
     secret = "s3cr3t-value-the-model-sent"
     with pytest.raises(ToolArgumentsError) as caught:
         registry.get("choose").validate_arguments({"options": secret})  # type: ignore[attr-defined]
-    assert secret not in repr(caught.value.to_response())
+    assert secret not in repr(caught.value.problems)

@@ -1,0 +1,113 @@
+"""Which run uses which runtime: the per-invocation binding.
+
+A `Run` is made when a run starts (`before_run`) and looked up by invocation id at every
+model step and tool call, so concurrent runs of different users on one Runner never
+see each other's rights. It holds the runtime the run was bound to (its tool
+instances), the runtime of the principal as of the latest call (its decisions), the
+run's `RunBudget`, and a pending stop that the next model call turns into the final
+error event. It is released by `after_run` / `on_run_error`, or, for a run ADK
+cancelled without either, when ADK drops the invocation context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from adk_yuxi.errors import RunStopped
+
+from ..access import Principal
+from ._budget import RunBudget
+from ._cache import RuntimeCache
+from ._runtime import Runtime
+
+__all__ = ["Run", "RunBindings"]
+
+
+@dataclass(eq=False)
+class Run:
+    user_id: str
+    invocation_id: str
+    runtime: Runtime | None = None
+    """The runtime bound at run start: its tool instances serve the whole run."""
+    principal: Principal | None = None
+    """The principal as of the latest check, and `live` its runtime."""
+    live: Runtime | None = None
+    budget: RunBudget | None = None
+    refused: type[RunStopped] | None = None
+    """Why the run may not start at all (set at binding; nothing runs)."""
+    stop: type[RunStopped] | None = None
+    """Why the run must end: the next model call ends it with this error event."""
+    final_call: bool = False
+    """The model call in flight is the last one (`early_stopping="generate"`)."""
+    started: bool = False
+    children: set[str] = field(default_factory=set)
+
+
+class RunBindings:
+    def __init__(self, cache: RuntimeCache) -> None:
+        self.cache = cache
+        self._runs: dict[str, Run] = {}
+        self._finalizers: dict[str, weakref.finalize] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+
+    @property
+    def running(self) -> int:
+        """Runs currently bound; zero whenever the app is idle."""
+        return len(self._runs)
+
+    def get(self, invocation_id: str) -> Run | None:
+        return self._runs.get(invocation_id)
+
+    def bind(self, run: Run, invocation_context: Any) -> None:
+        """Binds `run` to its invocation, released at the latest when ADK drops
+        `invocation_context`."""
+        self._runs[run.invocation_id] = run
+        self._finalizers[run.invocation_id] = weakref.finalize(
+            invocation_context, self._abandon, run.invocation_id, run
+        )
+
+    def adopt(self, child_invocation_id: str, parent_invocation_id: str) -> Run:
+        """Binds a nested invocation (an agent called as a tool) to its root's run, so
+        it is checked with the same rights and charged to the same budget; released with
+        the root."""
+        run = self._runs[parent_invocation_id]
+        run.children.add(child_invocation_id)
+        self._runs[child_invocation_id] = run
+        return run
+
+    async def release(self, invocation_id: str) -> None:
+        """Ends the binding of `invocation_id`; safe to call more than once."""
+        run = self._unbind(invocation_id, None)
+        if run is not None and run.runtime is not None:
+            await self.cache.release(run.runtime)
+
+    def _unbind(self, invocation_id: str, only: Run | None) -> Run | None:
+        run = self._runs.get(invocation_id)
+        if run is None or (only is not None and run is not only):
+            return None
+        if run.invocation_id != invocation_id:  # a child: the root owns the binding
+            run.children.discard(invocation_id)
+            del self._runs[invocation_id]
+            return None
+        for child in run.children:
+            self._runs.pop(child, None)
+        del self._runs[invocation_id]
+        finalizer = self._finalizers.pop(invocation_id, None)
+        if finalizer is not None:
+            finalizer.detach()
+        return run
+
+    def _abandon(self, invocation_id: str, run: Run) -> None:
+        """The invocation context was dropped without after_run or on_run_error (ADK
+        skips both when a run is cancelled), so the binding is released here."""
+        self._finalizers.pop(invocation_id, None)
+        unbound = self._unbind(invocation_id, run)
+        if unbound is None or unbound.runtime is None:
+            return
+        task = self.cache.release_later(unbound.runtime)
+        if task is not None:
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)

@@ -1,0 +1,92 @@
+"""The one place the runtime turns a decision into what the model, the host and the
+operator see: a tool error for the model (`adk_yuxi.errors.tool_error`), an error
+event that ends the run (`stop_response`), and a `capability_limited` log record with
+the details (`Refusal`, also handed to the app's `on_refusal` hook)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
+
+__all__ = ["CAPABILITY_LIMITED", "Refusal", "RefusalHook", "Reporter", "stop_response"]
+
+CAPABILITY_LIMITED = "capability_limited"
+
+logger = logging.getLogger("adk_yuxi.runtime.authorization")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One refused call or stopped run, for operators: what the model never sees."""
+
+    code: str
+    """A `ToolErrorCode` value for a refused call, a `RunStopped.CODE` for a stop."""
+    tool: str | None
+    user_id: str
+    agent: str
+    invocation_id: str
+    detail: str
+    event: str = CAPABILITY_LIMITED
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+RefusalHook = Callable[[Refusal], None]
+
+
+def stop_response(stop: type[RunStopped]) -> LlmResponse:
+    """An error response in place of the model's, with the stop's public text only. It
+    ends the run through ADK's own path: it carries no function call, so the flow
+    treats it as the final event."""
+    return LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(text=f"This run was stopped: {stop.PUBLIC_TEXT}.")]
+        ),
+        error_code=stop.CODE,
+        error_message=stop.PUBLIC_TEXT,
+        turn_complete=True,
+    )
+
+
+class Reporter:
+    """Logs refusals and calls the hook; builds what the model gets back."""
+
+    def __init__(self, agent: str, hook: RefusalHook | None) -> None:
+        self.agent = agent
+        self._hook = hook
+
+    def record(
+        self, code: str, *, user_id: str, invocation_id: str, tool: str | None, detail: str
+    ) -> None:
+        refusal = Refusal(
+            code=code,
+            tool=tool,
+            user_id=user_id,
+            agent=self.agent,
+            invocation_id=invocation_id,
+            detail=detail,
+        )
+        logger.warning(
+            "%s: %s (tool=%s user=%s agent=%s): %s",
+            refusal.event,
+            code,
+            tool,
+            user_id,
+            self.agent,
+            detail,
+            extra={"yuxi_event": refusal.event, "yuxi_refusal": refusal.as_dict()},
+        )
+        if self._hook is not None:
+            self._hook(refusal)
+
+    @staticmethod
+    def tool_error(code: ToolErrorCode, tool: str, **fields: Any) -> dict[str, Any]:
+        return tool_error(code, tool, **fields)

@@ -1,0 +1,36 @@
+"""Rights as of now: the principal each model call and tool call is decided on.
+
+`LiveRights` asks a principal source for the current principal of a user at every
+call. With an access repository it asks `AccessRepository.current_principal`, which
+re-reads only when the database's change marker moved, and the agent itself must stay
+readable; without one it asks the app's own source (a fixed principal is a constant
+source, so nothing changes mid-run).
+"""
+
+from __future__ import annotations
+
+from ..access import Principal, ResourceKind
+from ._principals import PrincipalSource
+
+__all__ = ["LiveRights"]
+
+
+class LiveRights:
+    def __init__(self, source: PrincipalSource, *, agent: str | None) -> None:
+        self._source = source
+        self._agent = agent
+
+    async def current(self, user_id: str) -> Principal:
+        """Raises `NotFoundError` for a user who no longer exists, and whatever the
+        source raises when it cannot answer (the caller fails closed)."""
+        return await self._source(user_id)
+
+    def denial(self, principal: Principal, user_id: str) -> str | None:
+        """Why `principal` may not run the agent as `user_id`, or None (for logs)."""
+        if principal.user_id != user_id:
+            return "the principal source answered for another user"
+        if not principal.user.active:
+            return "this user account is disabled"
+        if self._agent is not None and not principal.may_use(ResourceKind.AGENT, self._agent):
+            return "this user may not use this agent (unknown, disabled or not shared)"
+        return None

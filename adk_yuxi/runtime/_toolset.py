@@ -1,0 +1,57 @@
+"""`YuxiToolset`: the one toolset a Yuxi agent carries.
+
+At each model step it shows the tools of the runtime its run is bound to, filtered by
+what the user's rights allow as of that step (`AuthorizationPlugin.current_runtime`)
+and by the skills active in session state. A run without a runtime (refused, ending,
+or outside a run) sees no tools at all.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.base_toolset import BaseToolset
+from google.adk.tools.tool_context import ToolContext
+from typing_extensions import override
+
+from .._adk import disable_invocation_cache
+
+if TYPE_CHECKING:
+    from ._plugin import AuthorizationPlugin
+
+__all__ = ["YuxiToolset"]
+
+
+class YuxiToolset(BaseToolset):
+    def __init__(self, plugin: AuthorizationPlugin) -> None:
+        super().__init__()
+        self.plugin = plugin
+        disable_invocation_cache(self)  # visibility changes within an invocation
+
+    @override
+    async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
+        if readonly_context is None:
+            return []
+        run = self.plugin.run_of(readonly_context)
+        if run is None or run.runtime is None:
+            return []
+        live = await self.plugin.current_runtime(run)
+        if live is None:
+            return []
+        visibility = live.visibility(run.runtime.activated_skills(readonly_context))
+        return await run.runtime.visible_tools(visibility, readonly_context)
+
+    @override
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        run = self.plugin.run_of(tool_context)
+        if run is not None and run.runtime is not None and run.stop is None:
+            await run.runtime.add_instructions(tool_context, llm_request)
+
+    @override
+    async def close(self) -> None:
+        await self.plugin.cache.close()
