@@ -10,6 +10,7 @@ from google.adk.models.registry import LLMRegistry
 from adk_yuxi.errors import YuxiError
 
 from ._demo import DEMO_MODEL_NAME, DemoLlm
+from ._react import REACT_PREFIX, ReactLlm
 
 __all__ = ["MODEL_ENV", "ModelConfigError", "register_models", "resolve_model"]
 
@@ -19,7 +20,8 @@ ACCEPTED_FORMS = (
     "unset or 'yuxi-demo' (the offline demo model); a name ADK's model registry resolves,"
     " such as 'gemini-2.5-flash' (with GOOGLE_API_KEY, or Vertex AI settings); or"
     " 'openai/<model>' for any OpenAI-compatible host (OpenAI, DeepSeek, Qwen, vLLM,"
-    " Ollama) with OPENAI_BASE_URL and OPENAI_API_KEY"
+    " Ollama) with OPENAI_BASE_URL and OPENAI_API_KEY; any of these after 'react/' for a"
+    " text-only model that calls tools through a ReAct prompt"
 )
 
 
@@ -58,7 +60,10 @@ def _openai_compatible(value: str, model_name: str) -> BaseLlm:
         )
     from google.adk.integrations.openai import OpenAILlm
 
-    return OpenAILlm(model=model_name, api_key=api_key, base_url=base_url)
+    from ._openai_client import GuardedAsyncOpenAI
+
+    client = GuardedAsyncOpenAI(api_key=api_key, base_url=base_url)
+    return OpenAILlm(model=model_name, api_key=api_key, base_url=base_url, client=client)
 
 
 def _has_google_credentials() -> bool:
@@ -68,6 +73,12 @@ def _has_google_credentials() -> bool:
     return vertex and bool(os.environ.get("GOOGLE_CLOUD_PROJECT"))
 
 
+def _react(value: str, inner: str) -> BaseLlm:
+    if not inner or inner.startswith(REACT_PREFIX):
+        raise ModelConfigError(value, f"'{REACT_PREFIX}' must be followed by one other model form")
+    return ReactLlm(inner=resolve_model(inner))
+
+
 def resolve_model(value: str | None = None) -> BaseLlm:
     """The model for an agent: `value`, else `$YUXI_MODEL`, else the offline demo model."""
     register_models()
@@ -75,6 +86,8 @@ def resolve_model(value: str | None = None) -> BaseLlm:
     name = raw.strip()
     if not name or name == DEMO_MODEL_NAME:
         return DemoLlm()
+    if name.startswith(REACT_PREFIX):
+        return _react(raw, name.removeprefix(REACT_PREFIX).strip())
     if name.startswith("openai/"):
         return _openai_compatible(raw, name.removeprefix("openai/").strip())
     try:

@@ -27,7 +27,7 @@ from ._app import build_app
 from ._binding import Run
 from ._budget import RunBudget
 from ._catalog import AgentCatalog, AgentConfigError, UnknownAgentError, load_agent_config
-from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
+from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits, ToolRetrieval
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
 from ._errors import (
     AuthorizationUnavailable,
@@ -84,6 +84,7 @@ __all__ = [
     "RuntimeTools",
     "ToolCallLimitReached",
     "ToolFailureLimitReached",
+    "ToolRetrieval",
     "UnknownAgentError",
     "Visibility",
     "build_app",

@@ -15,13 +15,16 @@ from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
 from google.adk.plugins.base_plugin import BasePlugin
+from pydantic import BaseModel
 
 from ..access import AccessRepository, Principal
+from ..guards import ToolRetriever
 from ..mcp import McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings
 from ._config import AgentConfig
+from ._guards import guard_plugins
 from ._plugin import AuthorizationPlugin
 from ._principals import FixedPrincipal, PrincipalSource
 from ._refusals import RefusalHook
@@ -55,6 +58,8 @@ def build_app(
     on_refusal: RefusalHook | None = None,
     cache_size: int = 256,
     settings: ToolSettings | None = None,
+    output_schema: type[BaseModel] | None = None,
+    tool_retriever: ToolRetriever | None = None,
 ) -> App:
     """Assembles the runs of `config` for `principal`: one fixed `Principal`, or a
     `PrincipalSource` (e.g. `AccessRepository.load_principal`) asked for the user of
@@ -72,6 +77,11 @@ def build_app(
     The agent (and so its model) is shared by every user of a source-backed app: the
     config's `model` is used as given there, while for a fixed non-admin principal it
     is reset like the other admin-only fields (limits), which are reset per principal.
+
+    The model-facing guards follow the authorization plugin (`adk_yuxi.guards`): repair
+    of malformed calls always, per-step tool retrieval when `config.tool_retrieval` is
+    set (BM25 over `registry` unless `tool_retriever` is given), and structured output
+    when `output_schema` (a pydantic model class, as ADK's `LlmAgent` takes it) is given.
     """
     factory = RuntimeFactory(
         config,
@@ -105,5 +115,12 @@ def build_app(
         description=config.description,
         instruction=config.instruction,
         tools=[YuxiToolset(plugin)],
+        output_schema=output_schema,
     )
-    return App(name=app_name or config.name, root_agent=agent, plugins=[plugin, *plugins])
+    guards = guard_plugins(
+        config,
+        registry=registry,
+        retriever=tool_retriever,
+        structured=output_schema is not None,
+    )
+    return App(name=app_name or config.name, root_agent=agent, plugins=[plugin, *guards, *plugins])

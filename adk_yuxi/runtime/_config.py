@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["ADMIN_ONLY_FIELDS", "AgentConfig", "Limits"]
+__all__ = ["ADMIN_ONLY_FIELDS", "AgentConfig", "Limits", "ToolRetrieval"]
 
 
 class Limits(BaseModel):
@@ -27,6 +27,24 @@ class Limits(BaseModel):
     max_tool_calls_per_turn: int = Field(default=100, ge=1, le=10_000)
     early_stopping: Literal["generate", "force"] = "generate"
     max_tool_failures: int = Field(default=3, ge=0, le=100)
+
+
+class ToolRetrieval(BaseModel):
+    """Per-step tool retrieval: declare the always-on tools (base tools, the skill
+    loader, `pinned`) plus the `top_k` visible tools that best match the user's latest
+    message. It only narrows declarations; a visible tool left out may still be called."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    top_k: int = Field(default=8, ge=1, le=100)
+    pinned: tuple[str, ...] = ()
+
+    @field_validator("pinned", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            raise ValueError("expected a list of tool names, not a string")
+        return value
 
 
 _ADMIN_ONLY: dict[str, Any] = {"admin_only": True}
@@ -68,6 +86,7 @@ class AgentConfig(BaseModel):
     `handoff_to_parent` is set. Only names ADK can transfer to are accepted: sub-agents,
     the parent and the parent's other sub-agents."""
     handoff_to_parent: bool = False
+    tool_retrieval: ToolRetrieval | None = None
 
     @field_validator("name")
     @classmethod

@@ -20,6 +20,7 @@ from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
+from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.adk.tools.tool_context import ToolContext
 
 from ..access import Principal
@@ -68,6 +69,10 @@ class Runtime:
         """Whether `tool` is one of this runtime's own instances and `visibility` shows it."""
         if _is_placeholder(tool):
             return False
+        if isinstance(tool, SetModelResponseTool):
+            # ADK adds it only for an agent with an output schema; it runs nothing but
+            # the schema's validation of the final answer.
+            return True
         server = self._origin.get(tool)
         if server is not None:
             return visibility.shows_server(server)

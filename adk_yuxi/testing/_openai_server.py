@@ -28,8 +28,11 @@ __all__ = ["ChatTurn", "OpenAIScriptServer", "ToolCall"]
 
 @dataclass(frozen=True)
 class ToolCall:
+    """A tool call to play; `arguments` given as a string is sent verbatim, so a test can
+    play a model that writes broken JSON."""
+
     name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, Any] | str = field(default_factory=dict)
 
 
 ChatTurn = str | ToolCall | Sequence[ToolCall] | Callable[[dict[str, Any]], Any]
@@ -133,10 +136,12 @@ class OpenAIScriptServer:
 
     @staticmethod
     def _tool_call_json(index: int, call: ToolCall) -> dict[str, Any]:
+        raw = call.arguments
+        arguments = raw if isinstance(raw, str) else json.dumps(raw)
         return {
             "id": f"call_{uuid.uuid4().hex[:12]}",
             "type": "function",
-            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            "function": {"name": call.name, "arguments": arguments},
             "index": index,
         }
 

@@ -88,6 +88,13 @@ class ToolRegistry:
         self._lock = threading.Lock()
         self._tools: dict[str, tuple[BaseTool, ToolExtraMetadata]] = {}
         self._binders: dict[str, ToolBinder] = {}
+        self._version = 0
+
+    @property
+    def version(self) -> int:
+        """Changes whenever a tool is registered or unregistered, so derived indexes
+        (the tool retriever's) know when to rebuild."""
+        return self._version
 
     def register(
         self,
@@ -118,6 +125,7 @@ class ToolRegistry:
             self._tools[tool_id] = (tool, resolved)
             if binder is not None:
                 self._binders[tool_id] = binder
+            self._version += 1
         return tool
 
     def unregister(self, tool_id: str) -> None:
@@ -125,6 +133,7 @@ class ToolRegistry:
             self._binders.pop(tool_id, None)
             if self._tools.pop(tool_id, None) is None:
                 raise UnknownToolError(tool_id)
+            self._version += 1
 
     def is_configurable(self, tool_id: str) -> bool:
         """Whether runs get this tool only through its binder (settings-dependent)."""

@@ -1,0 +1,174 @@
+"""Repair of malformed calls: each goes back to the model as a structured tool error with
+what was wrong and the expected arguments in brief, within a per-invocation budget.
+
+Built on ADK's `ReflectAndRetryToolPlugin`: its after-tool hook finds errors inside tool
+results (`extract_error_from_result`) and its response marker keeps a repaired result
+from being handled twice. What it counts differs: one budget per invocation, shared with
+the other guards, instead of consecutive failures per tool. Exceptions raised by tools
+are not malformed calls and are left to the runtime's tool-failure handling.
+
+Handled here, after the authorization plugin has had its say (so a refusal is never
+turned into a hint about hidden tools):
+- arguments that were not a JSON object (`MALFORMED_ARGUMENTS_KEY`, set by the guarded
+  OpenAI client or the ReAct wrapper): answered before the tool runs;
+- a call to a name this step did not declare: the refusal gains the declared names;
+- arguments that failed strict validation, and an invalid `set_model_response`.
+Past the budget the next model call is replaced by a `REPAIR_BUDGET_EXHAUSTED` event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.set_model_response_tool import SetModelResponseTool
+from google.adk.tools.tool_context import ToolContext
+from typing_extensions import override
+
+from ..models import MALFORMED_ARGUMENTS_KEY, declared_tool_names
+from ._budget import RepairBudget
+from ._schema_brief import parameters_schema, schema_brief
+
+__all__ = ["REPAIR_PLUGIN_NAME", "RESPONSE_TYPE", "CallRepairPlugin"]
+
+REPAIR_PLUGIN_NAME = "yuxi_call_repair"
+RESPONSE_TYPE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
+
+_GUIDANCE = {
+    "malformed_arguments": (
+        "The arguments of this call were not a JSON object, so nothing ran. Call it"
+        " again with one JSON object of named arguments, as `expected` describes."
+    ),
+    "tool_not_available": (
+        "No tool of that name is declared in this step, so nothing ran. Call one of"
+        " the tools in `available` with its exact name, or answer without a tool."
+    ),
+    "invalid_arguments": (
+        "The arguments did not match the declared parameters, so nothing ran. Fix the"
+        " fields in `problems` as `expected` describes and call it again."
+    ),
+    "invalid_final_answer": (
+        "The final answer does not match the required output schema. Call"
+        " `set_model_response` again with every required field of the right type."
+    ),
+}
+
+
+def _error_code(tool: BaseTool, result: Any) -> str | None:
+    if not isinstance(result, dict):
+        return None
+    error = result.get("error")
+    if isinstance(tool, SetModelResponseTool) and isinstance(error, str):
+        return "invalid_final_answer"
+    if not isinstance(error, dict):
+        return None
+    code = error.get("code")
+    if code == "invalid_arguments":
+        return code
+    if code == "tool_not_available" and type(tool) is BaseTool:
+        return code
+    return None
+
+
+class CallRepairPlugin(ReflectAndRetryToolPlugin):
+    def __init__(self, budget: RepairBudget, *, name: str = REPAIR_PLUGIN_NAME) -> None:
+        super().__init__(
+            name=name, max_retries=budget.limit, throw_exception_if_retry_exceeded=False
+        )
+        self.budget = budget
+        self._declared: dict[str, list[str]] = {}
+
+    # -- the answers -----------------------------------------------------------------
+
+    def _answer(
+        self, code: str, tool: BaseTool, ctx: ToolContext, error: dict[str, Any]
+    ) -> dict[str, Any]:
+        invocation = ctx.invocation_id
+        attempt = self.budget.spend(invocation, f"{code} on {tool.name!r}")
+        detail = {**error, "code": code, "tool": tool.name, "message": _GUIDANCE[code]}
+        if code == "tool_not_available":
+            detail["available"] = self._declared.get(invocation, [])
+        else:
+            detail["expected"] = schema_brief(parameters_schema(tool))
+        left = self.budget.limit - attempt
+        if left < 0:
+            detail["message"] += " The repair budget of this run is used up; the run ends."
+        return {
+            "response_type": RESPONSE_TYPE,
+            "error": detail,
+            "repair": {"attempt": attempt, "budget": self.budget.limit},
+        }
+
+    @override
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        marker = tool_args.get(MALFORMED_ARGUMENTS_KEY)
+        if marker is None:
+            return None
+        problem = marker.get("error") if isinstance(marker, dict) else None
+        return self._answer(
+            "malformed_arguments", tool, tool_context, {"problem": str(problem or "not JSON")}
+        )
+
+    @override
+    async def extract_error_from_result(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext, result: Any
+    ) -> dict[str, Any] | None:
+        return result if _error_code(tool, result) else None
+
+    @override
+    async def _handle_tool_error(
+        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext, error: Any
+    ) -> dict[str, Any] | None:
+        code = _error_code(tool, error)
+        if code is None:
+            return None
+        found = error["error"]
+        if isinstance(found, dict):
+            kept = {k: v for k, v in found.items() if k in ("problems", "argument")}
+        else:
+            kept = {"problem": found}
+        return self._answer(code, tool, tool_context, kept)
+
+    @override
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        error: Exception,
+    ) -> dict[str, Any] | None:
+        return None  # a tool that raised is a tool failure, not a malformed call
+
+    # -- the run ---------------------------------------------------------------------
+
+    @override
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        invocation = callback_context.invocation_id
+        if self.budget.exhausted(invocation):
+            return self.budget.stop_response(invocation)
+        self._declared[invocation] = declared_tool_names(llm_request)
+        return None
+
+    def end_run(self, invocation_id: str) -> None:
+        self.budget.end(invocation_id)
+        self._declared.pop(invocation_id, None)
+
+    @override
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        self.end_run(invocation_context.invocation_id)
+
+    @override
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        self.end_run(invocation_context.invocation_id)

@@ -1,0 +1,114 @@
+"""Structured output with tools on models that cannot pair a response schema with tools
+(the OpenAI-compatible path): tools first, then a final answer validated on the schema.
+
+ADK already offers the final answer as a tool, `set_model_response`, when an agent has
+an output schema and tools. What it leaves open is a model that answers in plain text
+instead: the text would end the run unvalidated. This plugin submits such a final text
+answer through `set_model_response` on the model's behalf (parsed as JSON; text that is
+not JSON is sent as malformed arguments), so one validation path checks every final
+answer and an invalid one goes back to the model through the repair guard, within the
+shared budget, until the run ends with a clear error event.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.set_model_response_tool import SetModelResponseTool
+from google.genai import types
+from typing_extensions import override
+
+from ..models import MALFORMED_ARGUMENTS_KEY
+
+__all__ = ["STRUCTURED_PLUGIN_NAME", "StructuredOutputPlugin"]
+
+STRUCTURED_PLUGIN_NAME = "yuxi_structured_output"
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(?P<body>.*?)\s*```\s*$", re.S | re.I)
+
+
+def _response_parameters(request: LlmRequest) -> list[str] | None:
+    """The parameter names of `set_model_response` if this step declares it."""
+    for tool in (request.config.tools or []) if request.config else []:
+        if not isinstance(tool, types.Tool):
+            continue
+        for declaration in tool.function_declarations or []:
+            if declaration.name != SetModelResponseTool.NAME:
+                continue
+            schema = declaration.parameters_json_schema
+            if schema is None and declaration.parameters is not None:
+                return list((declaration.parameters.properties or {}).keys())
+            return list(((schema or {}).get("properties") or {}).keys())
+    return None
+
+
+def _arguments(text: str, parameters: list[str]) -> dict[str, Any]:
+    fenced = _FENCE.match(text)
+    body = fenced.group("body") if fenced else text.strip()
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as exc:
+        error = f"the final answer is not JSON ({exc.msg} at character {exc.pos})"
+        return {MALFORMED_ARGUMENTS_KEY: {"error": error, "raw": body[:2000]}}
+    if parameters == ["items"] and isinstance(value, list):
+        return {"items": value}
+    if parameters == ["response"]:
+        return {"response": value}
+    if isinstance(value, dict):
+        return value
+    error = f"the final answer is a JSON {type(value).__name__}, not an object"
+    return {MALFORMED_ARGUMENTS_KEY: {"error": error, "raw": body[:2000]}}
+
+
+class StructuredOutputPlugin(BasePlugin):
+    def __init__(self, *, name: str = STRUCTURED_PLUGIN_NAME) -> None:
+        super().__init__(name=name)
+        self._parameters: dict[str, list[str]] = {}
+
+    @override
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        parameters = _response_parameters(llm_request)
+        if parameters is None:
+            self._parameters.pop(callback_context.invocation_id, None)
+        else:
+            self._parameters[callback_context.invocation_id] = parameters
+        return None
+
+    @override
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        parameters = self._parameters.get(callback_context.invocation_id)
+        if parameters is None or llm_response.partial or llm_response.error_code:
+            return None
+        parts = llm_response.content.parts if llm_response.content else None
+        if not parts or any(p.function_call for p in parts):
+            return None
+        text = "".join(p.text for p in parts if p.text and not p.thought)
+        if not text.strip():
+            return None
+        call = types.FunctionCall(name=SetModelResponseTool.NAME, args=_arguments(text, parameters))
+        kept = [p for p in parts if p.thought]
+        content = types.Content(role="model", parts=[*kept, types.Part(function_call=call)])
+        return llm_response.model_copy(update={"content": content})
+
+    def end_run(self, invocation_id: str) -> None:
+        self._parameters.pop(invocation_id, None)
+
+    @override
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        self.end_run(invocation_context.invocation_id)
+
+    @override
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        self.end_run(invocation_context.invocation_id)

@@ -1,0 +1,99 @@
+"""Per-step tool retrieval through the real Runner: what the model is shown, and that
+retrieval never shows or runs more than the gates allow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adk_yuxi.guards import ToolRetrievalPlugin
+from adk_yuxi.runtime import SKILL_LOADER_TOOLS, AgentConfig, ToolRetrieval
+from adk_yuxi.testing import ScriptedLlm, call
+from tests.runtime._kit import Kit
+
+from ._kit import TOOLS, app_for, guard_kit, responses, turn
+
+RETRIEVAL = ToolRetrieval(top_k=2, pinned=("echo",))
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Kit:
+    return guard_kit(tmp_path)
+
+
+async def test_each_step_declares_always_on_plus_top_k(kit: Kit) -> None:
+    llm = ScriptedLlm([call("get_weather", city="杭州"), "晴天。"])
+    events = await turn(app_for(kit, llm, tool_retrieval=RETRIEVAL), "杭州今天天气怎么样？")
+
+    declared = set(llm.tool_names(0))
+    assert "get_weather" in declared
+    assert "echo" in declared  # pinned
+    assert SKILL_LOADER_TOOLS.intersection(declared)  # the skill loader is always on
+    retrieved = declared - {"echo"} - SKILL_LOADER_TOOLS
+    assert len(retrieved) <= 2
+    assert "send_email" not in declared and "ping" not in declared
+    assert kit.ran["get_weather"] == 1
+    assert responses(events)[0] == ("get_weather", {"city": "杭州", "weather": "sunny"})
+
+
+async def test_english_query_retrieves_other_tools(kit: Kit) -> None:
+    llm = ScriptedLlm(["ok"])
+    await turn(app_for(kit, llm, tool_retrieval=RETRIEVAL), "convert 10 dollars to euros")
+    declared = set(llm.tool_names(0))
+    assert "convert_currency" in declared
+    assert "get_weather" not in declared
+
+
+async def test_off_by_default_declares_every_visible_tool(kit: Kit) -> None:
+    assert AgentConfig(name="x").tool_retrieval is None
+    llm = ScriptedLlm(["ok"])
+    await turn(app_for(kit, llm), "杭州今天天气怎么样？")
+    assert {"echo", "get_weather", "convert_currency", "send_email", "ping"} <= set(
+        llm.tool_names(0)
+    )
+
+
+async def test_hidden_tool_is_never_declared_even_when_it_matches_best(kit: Kit) -> None:
+    # make_report is behind the not-yet-loaded reporting skill: the query names it.
+    llm = ScriptedLlm([call("make_report", title="Q3"), "done"])
+    events = await turn(
+        app_for(kit, llm, tool_retrieval=RETRIEVAL), "make_report: writes a report, make report"
+    )
+    assert "make_report" not in llm.tool_names(0)
+    assert kit.ran["make_report"] == 0
+    [(name, result)] = responses(events)
+    assert name == "make_report"
+    assert result["error"]["code"] == "tool_not_available"
+
+
+async def test_visible_but_not_retrieved_tool_may_be_called(kit: Kit) -> None:
+    """Decision: retrieval narrows what is declared, not what is executable. A visible
+    tool the model names anyway (from an earlier step, say) runs under the same checks."""
+    llm = ScriptedLlm([call("send_email", to="bob", subject="hi"), "sent"])
+    events = await turn(app_for(kit, llm, tool_retrieval=RETRIEVAL), "杭州今天天气怎么样？")
+    assert "send_email" not in llm.tool_names(0)
+    assert kit.ran["send_email"] == 1
+    assert responses(events)[0] == ("send_email", {"sent": True})
+
+
+async def test_admin_only_tool_stays_out_for_a_user_whatever_retrieval_says(kit: Kit) -> None:
+    llm = ScriptedLlm([call("drop_tables"), "no"])
+    retrieval = ToolRetrieval(top_k=3, pinned=("drop_tables",))
+    app = app_for(kit, llm, tool_retrieval=retrieval, tools=(*TOOLS, "drop_tables"))
+    events = await turn(app, "drop the tables")
+    assert "drop_tables" not in llm.tool_names(0)
+    assert kit.ran["drop_tables"] == 0
+    assert responses(events)[0][1]["error"]["code"] == "tool_not_available"
+
+
+async def test_a_failing_retriever_leaves_the_declarations_whole(kit: Kit) -> None:
+    class Broken:
+        def retrieve(self, query: str, candidates: object, k: int) -> list[str]:
+            raise RuntimeError("index unavailable")
+
+    plugin = ToolRetrievalPlugin(Broken(), top_k=1)
+    assert plugin.select("weather please", {"a": "", "b": "", "c": ""}) is None
+    assert ToolRetrievalPlugin(Broken(), top_k=1).select("", {"a": "", "b": ""}) is None
+    with pytest.raises(ValueError):
+        ToolRetrievalPlugin(Broken(), top_k=0)
