@@ -1,0 +1,99 @@
+"""Structured output with tools on the OpenAI-compatible path, over the loopback server:
+tools first, then a final answer validated on the schema, repaired when invalid."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from adk_yuxi.guards import REPAIR_BUDGET_EXHAUSTED
+from adk_yuxi.runtime import Limits
+from adk_yuxi.testing import OpenAIScriptServer, ToolCall
+from tests.runtime._kit import Kit
+
+from ._kit import app_for, guard_kit, openai_model, responses, turn
+
+
+class Forecast(BaseModel):
+    city: str
+    weather: str
+    temperature_c: int
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Kit:
+    return guard_kit(tmp_path)
+
+
+def final_json(events: list) -> dict:  # type: ignore[type-arg]
+    texts = [
+        p.text
+        for e in events
+        if not e.partial and e.content and e.author == "guarded"
+        for p in e.content.parts or []
+        if p.text and not p.thought
+    ]
+    return json.loads(texts[-1])
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["json", "sse"])
+async def test_tools_then_an_invalid_then_a_valid_final_answer(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch, streaming: bool
+) -> None:
+    script = [
+        ToolCall("get_weather", {"city": "杭州"}),
+        ToolCall("set_model_response", {"city": "杭州", "weather": "sunny"}),
+        ToolCall("set_model_response", {"city": "杭州", "weather": "sunny", "temperature_c": 25}),
+    ]
+    with OpenAIScriptServer(script) as server:
+        model = openai_model(monkeypatch, server.base_url)
+        app = app_for(kit, model, output_schema=Forecast)
+        events = await turn(app, "杭州天气？", streaming=streaming)
+    assert kit.ran["get_weather"] == 1
+    names = [name for name, _ in responses(events)]
+    assert names == ["get_weather", "set_model_response", "set_model_response"]
+    repair = responses(events)[1][1]
+    assert repair["error"]["code"] == "invalid_final_answer"
+    assert "temperature_c" in repair["error"]["problem"]
+    assert repair["error"]["expected"]["required"] == ["city", "weather", "temperature_c"]
+    assert final_json(events) == {"city": "杭州", "weather": "sunny", "temperature_c": 25}
+    declared = [t["function"]["name"] for t in server.requests[0]["tools"]]
+    assert "set_model_response" in declared and "get_weather" in declared
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["json", "sse"])
+async def test_a_plain_text_final_answer_is_validated_too(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch, streaming: bool
+) -> None:
+    script = [
+        "It is sunny in 杭州.",  # not JSON: sent back for repair
+        '```json\n{"city": "杭州", "weather": "sunny", "temperature_c": 21}\n```',
+    ]
+    with OpenAIScriptServer(script) as server:
+        app = app_for(kit, openai_model(monkeypatch, server.base_url), output_schema=Forecast)
+        events = await turn(app, "杭州天气？", streaming=streaming)
+    first = responses(events)[0][1]
+    assert first["error"]["code"] == "malformed_arguments"
+    assert "not JSON" in first["error"]["problem"]
+    assert final_json(events) == {"city": "杭州", "weather": "sunny", "temperature_c": 21}
+    assert len(server.requests) == 2
+
+
+async def test_an_answer_that_stays_invalid_ends_the_run_with_an_error_event(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = ToolCall("set_model_response", {"city": "杭州"})
+    with OpenAIScriptServer([bad, bad, bad]) as server:
+        app = app_for(
+            kit,
+            openai_model(monkeypatch, server.base_url),
+            output_schema=Forecast,
+            limits=Limits(max_tool_failures=2),
+        )
+        events = await turn(app, "杭州天气？")
+    assert events[-1].error_code == REPAIR_BUDGET_EXHAUSTED
+    assert "invalid_final_answer" in (events[-1].error_message or "")
+    assert len(server.requests) == 3
