@@ -14,3 +14,7 @@ def test_raw_terms_are_the_encoded_tokens_before_encoding() -> None:
 
 def test_query_of_one_cjk_character_keeps_it() -> None:
     assert query_terms("表") == ["表"]
+
+
+def test_query_may_add_the_characters_of_its_cjk_runs() -> None:
+    assert query_terms("年假 days", characters=True) == ["年假", "年", "假", "days"]

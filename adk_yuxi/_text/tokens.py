@@ -40,6 +40,8 @@ _CJK_RANGES = (
 
 def _is_cjk(ch: str) -> bool:
     code = ord(ch)
+    if code < 0x3040:  # every script before Hiragana, ASCII included: the common case
+        return False
     return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
@@ -78,9 +80,11 @@ def document_terms(text: str) -> list[str]:
     return out
 
 
-def query_terms(text: str) -> list[str]:
+def query_terms(text: str, *, characters: bool = False) -> list[str]:
     """The distinct terms a query searches for, unencoded, in order of appearance:
-    words, and the bigrams of each CJK run (its character when it has only one)."""
+    words, and the bigrams of each CJK run (its character when it has only one).
+    `characters` adds every CJK character too, for rankers over short texts (tool
+    descriptions) where a shared character is better evidence than nothing."""
     seen: dict[str, None] = {}
     for cjk, run in _runs(text):
         if not cjk or len(run) == 1:
@@ -88,6 +92,9 @@ def query_terms(text: str) -> list[str]:
             continue
         for i in range(len(run) - 1):
             seen.setdefault(run[i : i + 2], None)
+        if characters:
+            for ch in run:
+                seen.setdefault(ch, None)
     return list(seen)
 
 

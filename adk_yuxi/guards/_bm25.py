@@ -65,12 +65,17 @@ class BM25Index:
         norm = _K1 * (1.0 - _B + _B * length / self.average_length)
         return {t: self.idf(t) * tf * (_K1 + 1.0) / (tf + norm) for t, tf in counts.items()}
 
-    def scores(self, query: Sequence[str], allowed: Iterable[int]) -> dict[int, float]:
-        """Scores of the documents at the `allowed` positions that share a query term."""
-        allowed_set = allowed if isinstance(allowed, set | frozenset) else set(allowed)
+    def scores(self, query: Sequence[str]) -> dict[int, float]:
+        """Scores of the documents (by position) that share a term with the query.
+
+        Terms found in more than half the documents (stop words, mostly) are skipped
+        unless the query has nothing else: their weight is a tenth of a rare term's at
+        most, and their postings are most of the work."""
+        common = self.size // 2
+        rare = [t for t in query if self.document_frequency.get(t, 0) <= common]
         scores: dict[int, float] = {}
-        for term in query:
+        get = scores.get
+        for term in rare or query:
             for index, weight in self.postings.get(term, ()):
-                if index in allowed_set:
-                    scores[index] = scores.get(index, 0.0) + weight
+                scores[index] = get(index, 0.0) + weight
         return scores

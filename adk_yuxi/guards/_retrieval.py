@@ -8,10 +8,13 @@ sight from their declaration, against the same statistics.
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import Counter
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
+
+from google.adk.tools.base_tool import BaseTool
 
 from .._text import query_terms
 from ..tools import ToolRegistry, default_registry
@@ -26,9 +29,9 @@ _EXTRA_CACHE = 4096
 class ToolRetriever(Protocol):
     """The interface an embedding retriever implements too."""
 
-    def retrieve(self, query: str, candidates: Mapping[str, str], k: int) -> list[str]:
-        """Up to `k` names out of `candidates` (name -> declared description), best
-        first. Names outside `candidates` must never be returned."""
+    def retrieve(self, query: str, candidates: Mapping[str, BaseTool], k: int) -> list[str]:
+        """Up to `k` names out of `candidates` (the tools declared this step, by name),
+        best first. Names outside `candidates` must never be returned."""
         ...
 
 
@@ -86,25 +89,19 @@ class BM25ToolRetriever:
             self._extra[key] = weights
         return weights
 
-    def retrieve(self, query: str, candidates: Mapping[str, str], k: int) -> list[str]:
-        terms = query_terms(query)
+    def retrieve(self, query: str, candidates: Mapping[str, BaseTool], k: int) -> list[str]:
+        terms = query_terms(query, characters=True)
         if not terms or k <= 0:
             return []
         index = self.index()
-        position = index.position
-        allowed: set[int] = set()
-        scored: list[tuple[float, str]] = []
-        for name, description in candidates.items():
-            at = position.get(name)
-            if at is not None:
-                allowed.add(at)
-                continue
+        names = index.names
+        # Heap entries are (-score, name): best first, ties broken by name, so a step's
+        # declarations do not depend on dict order.
+        scored = [(-s, names[i]) for i, s in index.scores(terms).items() if names[i] in candidates]
+        for name in candidates.keys() - index.position.keys():
+            description = candidates[name].description or ""
             weights = self._extra_weights(index, name, description)
             score = sum(weights.get(t, 0.0) for t in terms)
             if score > 0.0:
-                scored.append((score, name))
-        names = index.names
-        scored.extend((score, names[at]) for at, score in index.scores(terms, allowed).items())
-        # Ties broken by name, so a step's declarations do not depend on dict order.
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        return [name for _, name in scored[:k]]
+                scored.append((-score, name))
+        return [name for _, name in heapq.nsmallest(k, scored)]

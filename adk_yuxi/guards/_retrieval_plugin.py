@@ -12,12 +12,14 @@ declarations as they were (logged), since hiding everything would stop the agent
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
 from google.genai import types
 from typing_extensions import override
 
@@ -41,26 +43,36 @@ def latest_user_text(request: LlmRequest) -> str:
     return ""
 
 
-def _declarations(request: LlmRequest) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for tool in request.config.tools or [] if request.config else []:
-        if isinstance(tool, types.Tool):
-            for declaration in tool.function_declarations or []:
-                if declaration.name:
-                    found[declaration.name] = declaration.description or ""
-    return found
-
-
 def _keep_only(request: LlmRequest, keep: Collection[str]) -> None:
-    tools: list[types.Tool] = []
-    for tool in request.config.tools or []:
-        if not isinstance(tool, types.Tool) or not tool.function_declarations:
-            tools.append(tool)  # type: ignore[arg-type]
+    """Drops every function declaration whose name is not in `keep`.
+
+    ADK appends a declaration and its `tools_dict` entry together, in the same order, so
+    the kept declarations are looked up by their position in `tools_dict` (attribute reads
+    on 1,000 declarations cost more than the retrieval itself); each is checked by name,
+    and any mismatch (a shadowed duplicate name) falls back to reading every name.
+    """
+    tools = request.config.tools or []
+    groups = [t for t in tools if isinstance(t, types.Tool) and t.function_declarations]
+    flat = [d for t in groups for d in t.function_declarations or []]
+    where = dict(zip(request.tools_dict, range(len(request.tools_dict)), strict=True))
+    wanted = sorted(where[n] for n in keep if n in where)
+    aligned = len(flat) == len(where) and all(flat[i].name in keep for i in wanted)
+    rebuilt: list[Any] = []
+    start = 0
+    for tool in tools:
+        if not (isinstance(tool, types.Tool) and tool.function_declarations):
+            rebuilt.append(tool)
             continue
-        kept = [d for d in tool.function_declarations if d.name in keep]
+        declarations = tool.function_declarations
+        end = start + len(declarations)
+        if aligned:
+            kept = [flat[i] for i in wanted if start <= i < end]
+        else:
+            kept = [d for d in declarations if d.name in keep]
+        start = end
         if kept:
-            tools.append(tool.model_copy(update={"function_declarations": kept}))
-    request.config.tools = tools or None  # type: ignore[assignment]
+            rebuilt.append(tool.model_copy(update={"function_declarations": kept}))
+    request.config.tools = rebuilt or None
 
 
 class ToolRetrievalPlugin(BasePlugin):
@@ -82,26 +94,26 @@ class ToolRetrievalPlugin(BasePlugin):
         self.top_k = top_k
         self.always = frozenset(always)
 
-    def select(self, query: str, declared: dict[str, str]) -> set[str] | None:
+    def select(self, query: str, declared: Mapping[str, BaseTool]) -> set[str] | None:
         """The names to keep, or None to keep every declaration."""
         if len(declared) <= self.top_k or not query.strip():
             return None
-        keep = {name for name in declared if name in self.always}
-        rest = {name: d for name, d in declared.items() if name not in keep}
+        keep = set(self.always.intersection(declared))
         try:
-            chosen = self.retriever.retrieve(query, rest, self.top_k)
+            # Asked for enough that the always-on names it may return leave top_k others.
+            chosen = self.retriever.retrieve(query, declared, self.top_k + len(keep))
         except Exception:
             logger.exception("tool retriever failed; this step declares every visible tool")
             return None
-        keep.update(name for name in chosen if name in rest)
+        others = [name for name in chosen if name in declared and name not in keep]
+        keep.update(others[: self.top_k])
         return keep
 
     @override
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        declared = _declarations(llm_request)
-        keep = self.select(latest_user_text(llm_request), declared)
-        if keep is not None:
+        keep = self.select(latest_user_text(llm_request), llm_request.tools_dict)
+        if keep is not None and llm_request.config is not None:
             _keep_only(llm_request, keep)
         return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from google.adk.tools.base_tool import BaseTool
+
 from adk_yuxi.guards import BM25ToolRetriever, ToolRetriever
 from adk_yuxi.tools import ToolRegistry, tool
 
@@ -30,11 +32,18 @@ def registry() -> ToolRegistry:
     return reg
 
 
-ALL = {"search_knowledge_base": "", "get_weather": "", "send_email": ""}
+def tools(reg: ToolRegistry, *names: str) -> dict[str, BaseTool]:
+    return {name: reg.get(name) for name in names or reg.ids()}
+
+
+def outsider(name: str, description: str) -> dict[str, BaseTool]:
+    return {name: BaseTool(name=name, description=description)}
 
 
 def test_ranks_english_and_chinese_queries() -> None:
-    retriever = BM25ToolRetriever(registry())
+    reg = registry()
+    retriever = BM25ToolRetriever(reg)
+    ALL = tools(reg)
     assert isinstance(retriever, ToolRetriever)
     assert retriever.retrieve("what's the weather in Paris", ALL, 1) == ["get_weather"]
     assert retriever.retrieve("帮我在知识库里找一下报销制度", ALL, 1) == ["search_knowledge_base"]
@@ -44,14 +53,17 @@ def test_ranks_english_and_chinese_queries() -> None:
 
 
 def test_only_candidates_are_returned() -> None:
-    retriever = BM25ToolRetriever(registry())
-    candidates = {"send_email": "", "get_weather": ""}
+    reg = registry()
+    retriever = BM25ToolRetriever(reg)
+    candidates = tools(reg, "send_email", "get_weather")
     assert "search_knowledge_base" not in retriever.retrieve("知识库 检索 文档", candidates, 3)
 
 
 def test_tools_outside_the_registry_are_ranked_from_their_declaration() -> None:
-    retriever = BM25ToolRetriever(registry())
-    candidates = {**ALL, "crm_lookup_customer": "Finds a customer record in the CRM. 查询客户"}
+    reg = registry()
+    retriever = BM25ToolRetriever(reg)
+    crm = outsider("crm_lookup_customer", "Finds a customer record in the CRM. 查询客户")
+    candidates = {**tools(reg), **crm}
     assert retriever.retrieve("look up the customer record", candidates, 1) == [
         "crm_lookup_customer"
     ]
@@ -61,6 +73,7 @@ def test_tools_outside_the_registry_are_ranked_from_their_declaration() -> None:
 def test_index_is_built_once_per_registry_version() -> None:
     reg = registry()
     retriever = BM25ToolRetriever(reg)
+    ALL = tools(reg)
     for _ in range(5):
         retriever.retrieve("weather", ALL, 2)
     assert retriever.builds == 1
@@ -70,9 +83,10 @@ def test_index_is_built_once_per_registry_version() -> None:
         """Translates text into another language. 翻译文本。"""
         return {}
 
-    assert retriever.retrieve("翻译这段话", {**ALL, "translate": ""}, 1) == ["translate"]
+    assert retriever.retrieve("翻译这段话", tools(reg), 1) == ["translate"]
     assert retriever.builds == 2
     reg.unregister("translate")
     # Unregistered: only its bare name is left to match, and the query does not name it.
-    assert "translate" not in retriever.retrieve("翻译这段话", {**ALL, "translate": ""}, 3)
+    gone = outsider("translate", "")
+    assert "translate" not in retriever.retrieve("翻译这段话", {**ALL, **gone}, 3)
     assert retriever.builds == 3

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from google.adk.tools.base_tool import BaseTool
 
 from adk_yuxi.guards import ToolRetrievalPlugin
 from adk_yuxi.runtime import SKILL_LOADER_TOOLS, AgentConfig, ToolRetrieval
@@ -92,8 +93,9 @@ async def test_a_failing_retriever_leaves_the_declarations_whole(kit: Kit) -> No
         def retrieve(self, query: str, candidates: object, k: int) -> list[str]:
             raise RuntimeError("index unavailable")
 
+    declared = {name: BaseTool(name=name, description="") for name in "abc"}
     plugin = ToolRetrievalPlugin(Broken(), top_k=1)
-    assert plugin.select("weather please", {"a": "", "b": "", "c": ""}) is None
-    assert ToolRetrievalPlugin(Broken(), top_k=1).select("", {"a": "", "b": ""}) is None
+    assert plugin.select("weather please", declared) is None
+    assert plugin.select("", declared) is None
     with pytest.raises(ValueError):
         ToolRetrievalPlugin(Broken(), top_k=0)
