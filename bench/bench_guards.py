@@ -263,16 +263,20 @@ async def guard_cost(turns: int, rounds: int, size: int) -> dict[str, float]:
 
     def with_all(llm: BaseLlm) -> App:
         app = build_app(guarded, principal, registry=registry, model=llm)
-        return App(
-            name=app.name,
-            root_agent=app.root_agent,
-            plugins=[*app.plugins, StructuredOutputPlugin()],
-        )
+        plugins = [*app.plugins, StructuredOutputPlugin()]
+        return App(name=app.name, root_agent=app.root_agent, plugins=plugins)
+
+    def without_retrieval(llm: BaseLlm) -> App:
+        unretrieved = guarded.model_copy(update={"tool_retrieval": None})
+        app = build_app(unretrieved, principal, registry=registry, model=llm)
+        plugins = [*app.plugins, StructuredOutputPlugin()]
+        return App(name=app.name, root_agent=app.root_agent, plugins=plugins)
 
     def contenders() -> dict[str, Callable[[], Awaitable[int]]]:
         return {
             "no guards (anchor)": _runner_for(without, turns, texts),
             "all guards": _runner_for(with_all, turns, texts),
+            "repair + structured, no retrieval": _runner_for(without_retrieval, turns, texts),
         }
 
     await timed_rounds(contenders(), 1)  # warm-up

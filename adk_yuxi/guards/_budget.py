@@ -7,6 +7,8 @@ a known number of round trips, whichever way it fails.
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
@@ -15,6 +17,17 @@ from ..errors import YuxiError
 __all__ = ["REPAIR_BUDGET_EXHAUSTED", "RepairBudget", "RepairBudgetExhausted"]
 
 REPAIR_BUDGET_EXHAUSTED = "REPAIR_BUDGET_EXHAUSTED"
+
+RUNS_KEPT = 4096
+"""Per-run entries kept at most: a run ADK cancels ends with no callback, so the oldest
+entries are dropped past this bound instead of growing without one."""
+
+
+def remember(table: dict[str, Any], invocation_id: str, value: Any) -> None:
+    """`table[invocation_id] = value`, dropping the oldest runs past `RUNS_KEPT`."""
+    table[invocation_id] = value
+    while len(table) > RUNS_KEPT:
+        del table[next(iter(table))]
 
 
 class RepairBudgetExhausted(YuxiError):
@@ -40,8 +53,8 @@ class RepairBudget:
     def spend(self, invocation_id: str, why: str) -> int:
         """Records one repair; returns how many this invocation has used, this one included."""
         count = self._spent.get(invocation_id, 0) + 1
-        self._spent[invocation_id] = count
-        self._why[invocation_id] = why
+        remember(self._spent, invocation_id, count)
+        remember(self._why, invocation_id, why)
         return count
 
     def spent(self, invocation_id: str) -> int:

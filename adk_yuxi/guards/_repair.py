@@ -31,7 +31,7 @@ from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from ..models import MALFORMED_ARGUMENTS_KEY, declared_tool_names
-from ._budget import RepairBudget
+from ._budget import RepairBudget, remember
 from ._schema_brief import parameters_schema, schema_brief
 
 __all__ = ["REPAIR_PLUGIN_NAME", "RESPONSE_TYPE", "CallRepairPlugin"]
@@ -156,7 +156,7 @@ class CallRepairPlugin(ReflectAndRetryToolPlugin):
         invocation = callback_context.invocation_id
         if self.budget.exhausted(invocation):
             return self.budget.stop_response(invocation)
-        self._declared[invocation] = declared_tool_names(llm_request)
+        remember(self._declared, invocation, declared_tool_names(llm_request))
         return None
 
     def end_run(self, invocation_id: str) -> None:

@@ -26,6 +26,7 @@ from google.genai import types
 from typing_extensions import override
 
 from ..models import MALFORMED_ARGUMENTS_KEY
+from ._budget import remember
 
 __all__ = ["STRUCTURED_PLUGIN_NAME", "StructuredOutputPlugin"]
 
@@ -79,7 +80,7 @@ class StructuredOutputPlugin(BasePlugin):
         if parameters is None:
             self._parameters.pop(callback_context.invocation_id, None)
         else:
-            self._parameters[callback_context.invocation_id] = parameters
+            remember(self._parameters, callback_context.invocation_id, parameters)
         return None
 
     @override

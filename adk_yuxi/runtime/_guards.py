@@ -34,7 +34,9 @@ def guard_plugins(
     plugins: list[BasePlugin] = []
     retrieval = config.tool_retrieval
     if retrieval is not None:
+        # Framework tools stay declared: the final answer and the handoff between agents.
         always = {*BASE_TOOL_IDS, *SKILL_LOADER_TOOLS, SetModelResponseTool.NAME}
+        always.add("transfer_to_agent")
         always.update(retrieval.pinned)
         plugins.append(
             ToolRetrievalPlugin(

@@ -99,3 +99,31 @@ async def test_a_failing_retriever_leaves_the_declarations_whole(kit: Kit) -> No
     assert plugin.select("", declared) is None
     with pytest.raises(ValueError):
         ToolRetrievalPlugin(Broken(), top_k=0)
+
+
+async def test_declarations_are_pruned_by_name_when_positions_do_not_line_up(kit: Kit) -> None:
+    from google.adk.models.llm_request import LlmRequest
+    from google.genai import types
+
+    from adk_yuxi.guards import BM25ToolRetriever
+
+    request = LlmRequest(
+        contents=[types.Content(role="user", parts=[types.Part(text="weather in 杭州")])]
+    )
+    for names in (("echo", "get_weather"), ("echo",), ("send_email", "ping")):
+        # The second "echo" shadows the first: one more declaration than tools_dict entries.
+        request.append_tools([kit.registry.get(n) for n in names])
+    plugin = ToolRetrievalPlugin(BM25ToolRetriever(kit.registry), top_k=1, always=("ping",))
+    await plugin.before_model_callback(callback_context=None, llm_request=request)  # type: ignore[arg-type]
+    [tool] = request.config.tools or []
+    assert [d.name for d in tool.function_declarations or []] == ["get_weather", "ping"]
+
+
+def test_per_run_tables_stay_bounded() -> None:
+    from adk_yuxi.guards._budget import RUNS_KEPT, RepairBudget
+
+    budget = RepairBudget(1)
+    for i in range(RUNS_KEPT + 10):
+        budget.spend(f"inv-{i}", "x")
+    assert budget.spent("inv-0") == 0
+    assert budget.spent(f"inv-{RUNS_KEPT + 9}") == 1
