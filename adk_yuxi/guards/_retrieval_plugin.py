@@ -53,10 +53,14 @@ def _keep_only(request: LlmRequest, keep: Collection[str]) -> None:
     """
     tools = request.config.tools or []
     groups = [t for t in tools if isinstance(t, types.Tool) and t.function_declarations]
-    flat = [d for t in groups for d in t.function_declarations or []]
-    where = dict(zip(request.tools_dict, range(len(request.tools_dict)), strict=True))
-    wanted = sorted(where[n] for n in keep if n in where)
-    aligned = len(flat) == len(where) and all(flat[i].name in keep for i in wanted)
+    flat = (
+        groups[0].function_declarations or []
+        if len(groups) == 1
+        else [d for t in groups for d in t.function_declarations or []]
+    )
+    order = list(request.tools_dict)
+    wanted = sorted(order.index(n) for n in keep if n in request.tools_dict)
+    aligned = len(flat) == len(order) and all(flat[i].name in keep for i in wanted)
     rebuilt: list[Any] = []
     start = 0
     for tool in tools:
