@@ -38,6 +38,8 @@ class ToolErrorCode(StrEnum):
     LIMIT_REACHED = "limit_reached"
     TOOL_FAILED = "tool_failed"
     RUN_ENDING = "run_ending"
+    MALFORMED_ARGUMENTS = "malformed_arguments"
+    INVALID_FINAL_ANSWER = "invalid_final_answer"
 
 
 _ADVICE: dict[ToolErrorCode, str] = {
@@ -62,6 +64,14 @@ _ADVICE: dict[ToolErrorCode, str] = {
         " with different arguments or answer without it."
     ),
     ToolErrorCode.RUN_ENDING: "This run is ending, so the tool did not run.",
+    ToolErrorCode.MALFORMED_ARGUMENTS: (
+        "The arguments of this call were not one JSON object, so nothing ran. Call it"
+        " again with a JSON object of named arguments, as `expected` describes."
+    ),
+    ToolErrorCode.INVALID_FINAL_ANSWER: (
+        "The final answer does not match the required output schema. Call"
+        " `set_model_response` again with every required field of the right type."
+    ),
 }
 
 

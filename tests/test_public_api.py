@@ -63,6 +63,8 @@ PUBLIC: dict[str, set[str]] = {
         "BM25Index",
         "BM25ToolRetriever",
         "CallRepairPlugin",
+        "Charge",
+        "RepairLedger",
         "REPAIR_BUDGET_EXHAUSTED",
         "REPAIR_PLUGIN_NAME",
         "RETRIEVAL_PLUGIN_NAME",

@@ -6,7 +6,13 @@ text-only models lives with the models (`adk_yuxi.models.ReactLlm`).
 """
 
 from ._bm25 import BM25Index, ToolDocument
-from ._budget import REPAIR_BUDGET_EXHAUSTED, RepairBudget, RepairBudgetExhausted
+from ._budget import (
+    REPAIR_BUDGET_EXHAUSTED,
+    Charge,
+    RepairBudget,
+    RepairBudgetExhausted,
+    RepairLedger,
+)
 from ._repair import REPAIR_PLUGIN_NAME, CallRepairPlugin
 from ._retrieval import BM25ToolRetriever, ToolRetriever
 from ._retrieval_plugin import RETRIEVAL_PLUGIN_NAME, ToolRetrievalPlugin, latest_user_text
@@ -21,8 +27,10 @@ __all__ = [
     "BM25Index",
     "BM25ToolRetriever",
     "CallRepairPlugin",
+    "Charge",
     "RepairBudget",
     "RepairBudgetExhausted",
+    "RepairLedger",
     "StructuredOutputPlugin",
     "ToolDocument",
     "ToolRetrievalPlugin",

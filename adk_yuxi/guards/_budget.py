@@ -1,20 +1,32 @@
-"""The per-invocation budget of calls that went wrong, and the event that ends a run past it.
+"""Where the guards charge a repair, and the stand-alone budget for apps without the runtime.
 
-One budget is spent by every guard that answers a broken call (a malformed call
-repaired, an invalid final answer sent back) so a model that keeps failing stops after
-a known number of round trips, whichever way it fails.
+Every guard that answers a broken call (a malformed call repaired, an invalid final
+answer sent back) charges one ledger, so a model that keeps failing stops after a known
+number of round trips whichever way it fails. Under `build_app` the ledger is the run's
+one failure budget, shared with tool failures and stopped by the runtime
+(`TOOL_FAILURES`); `RepairBudget` serves a plain ADK app (`REPAIR_BUDGET_EXHAUSTED`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from ..errors import YuxiError
+from ..errors import RunStopped
 
-__all__ = ["REPAIR_BUDGET_EXHAUSTED", "RepairBudget", "RepairBudgetExhausted"]
+__all__ = [
+    "REPAIR_BUDGET_EXHAUSTED",
+    "RUNS_KEPT",
+    "Charge",
+    "RepairBudget",
+    "RepairBudgetExhausted",
+    "RepairLedger",
+    "remember",
+]
 
 REPAIR_BUDGET_EXHAUSTED = "REPAIR_BUDGET_EXHAUSTED"
 
@@ -30,14 +42,32 @@ def remember(table: dict[str, Any], invocation_id: str, value: Any) -> None:
         del table[next(iter(table))]
 
 
-class RepairBudgetExhausted(YuxiError):
-    """How a host recognises the event that ended a run past its repair budget."""
+class RepairBudgetExhausted(RunStopped):
+    """A stand-alone `RepairBudget` ended the run: the model needed more repairs than it
+    allows."""
 
     CODE = REPAIR_BUDGET_EXHAUSTED
+    PUBLIC_TEXT = "the model needed more repairs than this run allows"
 
-    @staticmethod
-    def is_event(event: object) -> bool:
-        return getattr(event, "error_code", None) == REPAIR_BUDGET_EXHAUSTED
+
+@dataclass(frozen=True)
+class Charge:
+    attempt: int
+    """How many failures the run has had, this one included."""
+    limit: int
+    within: bool
+    """False once the run is past its budget: it ends at the next model call."""
+
+
+class RepairLedger(Protocol):
+    def charge(self, ctx: ReadonlyContext, why: str) -> Charge: ...
+
+    def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
+        """The response that ends a run past its budget, when this ledger ends runs
+        itself (the runtime's ledger leaves that to the runtime)."""
+        ...
+
+    def end(self, invocation_id: str) -> None: ...
 
 
 class RepairBudget:
@@ -48,37 +78,27 @@ class RepairBudget:
             raise ValueError("the repair budget cannot be negative")
         self.limit = limit
         self._spent: dict[str, int] = {}
-        self._why: dict[str, str] = {}
 
-    def spend(self, invocation_id: str, why: str) -> int:
-        """Records one repair; returns how many this invocation has used, this one included."""
-        count = self._spent.get(invocation_id, 0) + 1
-        remember(self._spent, invocation_id, count)
-        remember(self._why, invocation_id, why)
-        return count
+    def charge(self, ctx: ReadonlyContext, why: str) -> Charge:
+        count = self._spent.get(ctx.invocation_id, 0) + 1
+        remember(self._spent, ctx.invocation_id, count)
+        return Charge(attempt=count, limit=self.limit, within=count <= self.limit)
 
     def spent(self, invocation_id: str) -> int:
         return self._spent.get(invocation_id, 0)
 
-    def exhausted(self, invocation_id: str) -> bool:
-        return self._spent.get(invocation_id, 0) > self.limit
-
-    def stop_response(self, invocation_id: str) -> LlmResponse:
-        """The error response that ends the run through ADK's own path (no function call,
-        so the flow treats it as final)."""
-        reason = (
-            f"the model needed more than {self.limit} repairs in this run (last:"
-            f" {self._why.get(invocation_id, 'unknown')})"
-        )
+    def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
+        if self._spent.get(ctx.invocation_id, 0) <= self.limit:
+            return None
+        stop = RepairBudgetExhausted
         return LlmResponse(
             content=types.Content(
-                role="model", parts=[types.Part(text=f"This run was stopped: {reason}.")]
+                role="model", parts=[types.Part(text=f"This run was stopped: {stop.PUBLIC_TEXT}.")]
             ),
-            error_code=REPAIR_BUDGET_EXHAUSTED,
-            error_message=reason,
+            error_code=stop.CODE,
+            error_message=stop.PUBLIC_TEXT,
             turn_complete=True,
         )
 
     def end(self, invocation_id: str) -> None:
         self._spent.pop(invocation_id, None)
-        self._why.pop(invocation_id, None)

@@ -13,7 +13,7 @@ turned into a hint about hidden tools):
   OpenAI client or the ReAct wrapper): answered before the tool runs;
 - a call to a name this step did not declare: the refusal gains the declared names;
 - arguments that failed strict validation, and an invalid `set_model_response`.
-Past the budget the next model call is replaced by a `REPAIR_BUDGET_EXHAUSTED` event.
+Past the budget the run ends at the next model call, with the ledger's error event.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
+from ..errors import ToolErrorCode, tool_error
 from ..models import MALFORMED_ARGUMENTS_KEY, declared_tool_names
-from ._budget import RepairBudget, remember
+from ._budget import RepairLedger, remember
 from ._schema_brief import parameters_schema, schema_brief
 
 __all__ = ["REPAIR_PLUGIN_NAME", "RESPONSE_TYPE", "CallRepairPlugin"]
@@ -39,23 +40,11 @@ __all__ = ["REPAIR_PLUGIN_NAME", "RESPONSE_TYPE", "CallRepairPlugin"]
 REPAIR_PLUGIN_NAME = "yuxi_call_repair"
 RESPONSE_TYPE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
 
-_GUIDANCE = {
-    "malformed_arguments": (
-        "The arguments of this call were not a JSON object, so nothing ran. Call it"
-        " again with one JSON object of named arguments, as `expected` describes."
-    ),
-    "tool_not_available": (
-        "No tool of that name is declared in this step, so nothing ran. Call one of"
-        " the tools in `available` with its exact name, or answer without a tool."
-    ),
-    "invalid_arguments": (
-        "The arguments did not match the declared parameters, so nothing ran. Fix the"
-        " fields in `problems` as `expected` describes and call it again."
-    ),
-    "invalid_final_answer": (
-        "The final answer does not match the required output schema. Call"
-        " `set_model_response` again with every required field of the right type."
-    ),
+_CODES = {
+    "malformed_arguments": ToolErrorCode.MALFORMED_ARGUMENTS,
+    "tool_not_available": ToolErrorCode.TOOL_NOT_AVAILABLE,
+    "invalid_arguments": ToolErrorCode.INVALID_ARGUMENTS,
+    "invalid_final_answer": ToolErrorCode.INVALID_FINAL_ANSWER,
 }
 
 
@@ -76,33 +65,29 @@ def _error_code(tool: BaseTool, result: Any) -> str | None:
 
 
 class CallRepairPlugin(ReflectAndRetryToolPlugin):
-    def __init__(self, budget: RepairBudget, *, name: str = REPAIR_PLUGIN_NAME) -> None:
-        super().__init__(
-            name=name, max_retries=budget.limit, throw_exception_if_retry_exceeded=False
-        )
-        self.budget = budget
+    """`ledger` is charged once per repair; `build_app` passes the run's failure budget."""
+
+    def __init__(self, ledger: RepairLedger, *, name: str = REPAIR_PLUGIN_NAME) -> None:
+        super().__init__(name=name, throw_exception_if_retry_exceeded=False)
+        self.ledger = ledger
         self._declared: dict[str, list[str]] = {}
 
     # -- the answers -----------------------------------------------------------------
 
     def _answer(
-        self, code: str, tool: BaseTool, ctx: ToolContext, error: dict[str, Any]
+        self, code: str, tool: BaseTool, ctx: ToolContext, fields: dict[str, Any]
     ) -> dict[str, Any]:
-        invocation = ctx.invocation_id
-        attempt = self.budget.spend(invocation, f"{code} on {tool.name!r}")
-        detail = {**error, "code": code, "tool": tool.name, "message": _GUIDANCE[code]}
+        charge = self.ledger.charge(ctx, f"{code} on {tool.name!r}")
         if code == "tool_not_available":
-            detail["available"] = self._declared.get(invocation, [])
+            fields["available"] = self._declared.get(ctx.invocation_id, [])
         else:
-            detail["expected"] = schema_brief(parameters_schema(tool))
-        left = self.budget.limit - attempt
-        if left < 0:
-            detail["message"] += " The repair budget of this run is used up; the run ends."
-        return {
-            "response_type": RESPONSE_TYPE,
-            "error": detail,
-            "repair": {"attempt": attempt, "budget": self.budget.limit},
-        }
+            fields["expected"] = schema_brief(parameters_schema(tool))
+        answer = tool_error(_CODES[code], tool.name, **fields)
+        if not charge.within:
+            answer["error"]["message"] += " The repair budget of this run is used up; it ends."
+        answer["response_type"] = RESPONSE_TYPE
+        answer["repair"] = {"attempt": charge.attempt, "budget": charge.limit}
+        return answer
 
     @override
     async def before_tool_callback(
@@ -153,14 +138,14 @@ class CallRepairPlugin(ReflectAndRetryToolPlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        invocation = callback_context.invocation_id
-        if self.budget.exhausted(invocation):
-            return self.budget.stop_response(invocation)
-        remember(self._declared, invocation, declared_tool_names(llm_request))
+        stop = self.ledger.stop_response(callback_context)
+        if stop is not None:
+            return stop
+        remember(self._declared, callback_context.invocation_id, declared_tool_names(llm_request))
         return None
 
     def end_run(self, invocation_id: str) -> None:
-        self.budget.end(invocation_id)
+        self.ledger.end(invocation_id)
         self._declared.pop(invocation_id, None)
 
     @override

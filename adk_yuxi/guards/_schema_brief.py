@@ -1,7 +1,7 @@
 """The expected arguments of a tool in brief, for a repair message the model can act on.
 
-The one place the guards read ADK's private `_get_declaration` (for tools that are not
-ours and so have no public schema accessor).
+Tools that are not ours have no public schema accessor: their declaration is read
+through `adk_yuxi._adk`, the one home of ADK private names.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 from google.adk.tools.base_tool import BaseTool
 
+from .._adk import declaration_of
 from ..tools import StrictFunctionTool
 
 __all__ = ["parameters_schema", "schema_brief"]
@@ -20,7 +21,7 @@ def parameters_schema(tool: BaseTool) -> dict[str, Any] | None:
         return tool.parameters_json_schema()
     if type(tool) is BaseTool:  # ADK's placeholder for a name nothing declared
         return None
-    declaration = tool._get_declaration()
+    declaration = declaration_of(tool)
     if declaration is None:
         return None
     if declaration.parameters_json_schema is not None:

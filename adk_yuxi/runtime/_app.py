@@ -119,6 +119,7 @@ def build_app(
     )
     guards = guard_plugins(
         config,
+        plugin,
         registry=registry,
         retriever=tool_retriever,
         structured=output_schema is not None,

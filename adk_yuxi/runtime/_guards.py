@@ -1,15 +1,18 @@
 """The model-facing guards an agent config asks for, as plugins placed after the
-authorization plugin (so every refusal is decided before a guard sees the call)."""
+authorization plugin (so every refusal is decided before a guard sees the call), and the
+ledger that charges their repairs to the run's one failure budget."""
 
 from __future__ import annotations
 
+from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.set_model_response_tool import SetModelResponseTool
 
 from ..guards import (
     BM25ToolRetriever,
     CallRepairPlugin,
-    RepairBudget,
+    Charge,
     StructuredOutputPlugin,
     ToolRetrievalPlugin,
     ToolRetriever,
@@ -17,13 +20,48 @@ from ..guards import (
 from ..tools import ToolRegistry
 from ._config import AgentConfig
 from ._context import BASE_TOOL_IDS
+from ._errors import ToolFailureLimitReached
+from ._plugin import AuthorizationPlugin
 from ._visibility import SKILL_LOADER_TOOLS
 
-__all__ = ["guard_plugins"]
+__all__ = ["RunFailureLedger", "guard_plugins"]
+
+
+class RunFailureLedger:
+    """Charges a repair to `RunBudget.failures`, the budget tool failures spend too; past
+    it the run gets `ToolFailureLimitReached` as its stop, which the authorization plugin
+    turns into the final `TOOL_FAILURES` event at the next model call."""
+
+    def __init__(self, plugin: AuthorizationPlugin) -> None:
+        self.plugin = plugin
+
+    def charge(self, ctx: ReadonlyContext, why: str) -> Charge:
+        run = self.plugin.run_of(ctx)
+        if run is None or run.budget is None:  # not a bound run: nothing to charge
+            return Charge(attempt=0, limit=0, within=True)
+        failures = run.budget.failures
+        within = failures.charge(why.split(" ", 1)[0])
+        if not within and run.stop is None:
+            run.stop = ToolFailureLimitReached
+            self.plugin.reporter.record(
+                ToolFailureLimitReached.CODE.lower(),
+                user_id=run.user_id,
+                invocation_id=run.invocation_id,
+                tool=None,
+                detail=f"{failures.total} failures, the last: {why}",
+            )
+        return Charge(attempt=failures.total, limit=failures.limit, within=within)
+
+    def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
+        return None  # the authorization plugin ends the run
+
+    def end(self, invocation_id: str) -> None:
+        return None  # the budget is released with the run's binding
 
 
 def guard_plugins(
     config: AgentConfig,
+    plugin: AuthorizationPlugin,
     *,
     registry: ToolRegistry | None,
     retriever: ToolRetriever | None = None,
@@ -45,7 +83,7 @@ def guard_plugins(
                 always=always,
             )
         )
-    plugins.append(CallRepairPlugin(RepairBudget(config.limits.max_tool_failures)))
+    plugins.append(CallRepairPlugin(RunFailureLedger(plugin)))
     if structured:
         plugins.append(StructuredOutputPlugin())
     return plugins

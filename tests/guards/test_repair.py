@@ -5,16 +5,25 @@ with a clear error event."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
 
-from adk_yuxi.guards import REPAIR_BUDGET_EXHAUSTED, RepairBudgetExhausted
+from adk_yuxi.guards import (
+    REPAIR_BUDGET_EXHAUSTED,
+    CallRepairPlugin,
+    RepairBudget,
+    RepairBudgetExhausted,
+)
 from adk_yuxi.models import MALFORMED_ARGUMENTS_KEY
-from adk_yuxi.runtime import Limits
+from adk_yuxi.runtime import ToolFailureLimitReached
 from adk_yuxi.testing import OpenAIScriptServer, ScriptedLlm, ToolCall, call
+from adk_yuxi.tools import ToolRegistry, tool
 from tests.runtime._kit import Kit
 
-from ._kit import app_for, guard_kit, openai_model, responses, turn
+from ._kit import TOOLS, app_for, guard_kit, openai_model, responses, turn
 
 
 @pytest.fixture
@@ -63,17 +72,49 @@ async def test_a_hidden_tool_is_refused_without_naming_hidden_tools(kit: Kit) ->
 
 
 async def test_past_the_budget_the_run_ends_with_an_error_event(kit: Kit) -> None:
+    """The budget is the run's one failure budget (`Limits.max_tool_failures`, 3)."""
     bad = call("convert_currency", amount="x")
-    llm = ScriptedLlm([bad, bad, bad])  # a fourth model call would exhaust the script
-    events = await turn(app_for(kit, llm, limits=Limits(max_tool_failures=2)), "convert")
-    assert len(responses(events)) == 3
+    llm = ScriptedLlm([bad] * 4)  # a fifth model call would exhaust the script
+    events = await turn(app_for(kit, llm), "convert")
+    assert [r[1]["repair"]["attempt"] for r in responses(events)] == [1, 2, 3, 4]
     last = events[-1]
-    assert last.error_code == REPAIR_BUDGET_EXHAUSTED
-    assert RepairBudgetExhausted.is_event(last)
-    assert "invalid_arguments" in (last.error_message or "")
+    assert last.error_code == ToolFailureLimitReached.CODE
+    assert ToolFailureLimitReached.from_event(last) is not None
     assert "used up" in responses(events)[-1][1]["error"]["message"]
     assert kit.ran["convert_currency"] == 0
-    assert len(llm.requests) == 3
+    assert len(llm.requests) == 4
+
+
+async def test_repairs_and_tool_failures_share_one_budget(kit: Kit) -> None:
+    @tool(registry=kit.registry)
+    def flaky() -> dict[str, Any]:
+        """Always fails."""
+        raise RuntimeError("backend down")
+
+    bad = call("convert_currency", amount="x")
+    llm = ScriptedLlm([bad, call("flaky"), bad, call("flaky")])
+    events = await turn(app_for(kit, llm, tools=(*TOOLS, "flaky")), "go")
+    codes = [r[1]["error"]["code"] for r in responses(events)]
+    assert codes == ["invalid_arguments", "tool_failed", "invalid_arguments", "run_ending"]
+    assert events[-1].error_code == ToolFailureLimitReached.CODE
+
+
+async def test_a_plain_adk_app_can_use_the_stand_alone_budget() -> None:
+    registry = ToolRegistry()
+
+    @tool(registry=registry)
+    def add(a: int, b: int) -> int:
+        """Adds two numbers."""
+        return a + b
+
+    bad = call("add", a="1", b=2)
+    llm = ScriptedLlm([bad, bad, bad])
+    agent = LlmAgent(name="plain", model=llm, tools=registry.tools())
+    app = App(name="plain", root_agent=agent, plugins=[CallRepairPlugin(RepairBudget(1))])
+    events = await turn(app, "add")
+    assert len(responses(events)) == 2
+    assert events[-1].error_code == REPAIR_BUDGET_EXHAUSTED
+    assert RepairBudgetExhausted.from_event(events[-1]) is not None
 
 
 async def test_a_marker_sent_by_a_model_is_answered_and_runs_nothing(kit: Kit) -> None:

@@ -122,8 +122,12 @@ async def test_declarations_are_pruned_by_name_when_positions_do_not_line_up(kit
 def test_per_run_tables_stay_bounded() -> None:
     from adk_yuxi.guards._budget import RUNS_KEPT, RepairBudget
 
+    class Ctx:
+        def __init__(self, invocation_id: str) -> None:
+            self.invocation_id = invocation_id
+
     budget = RepairBudget(1)
     for i in range(RUNS_KEPT + 10):
-        budget.spend(f"inv-{i}", "x")
+        budget.charge(Ctx(f"inv-{i}"), "x")  # type: ignore[arg-type]
     assert budget.spent("inv-0") == 0
     assert budget.spent(f"inv-{RUNS_KEPT + 9}") == 1

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from adk_yuxi.guards import REPAIR_BUDGET_EXHAUSTED
-from adk_yuxi.runtime import Limits
+from adk_yuxi.runtime import ToolFailureLimitReached
 from adk_yuxi.testing import OpenAIScriptServer, ToolCall
 from tests.runtime._kit import Kit
 
@@ -86,14 +85,10 @@ async def test_an_answer_that_stays_invalid_ends_the_run_with_an_error_event(
     kit: Kit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bad = ToolCall("set_model_response", {"city": "杭州"})
-    with OpenAIScriptServer([bad, bad, bad]) as server:
-        app = app_for(
-            kit,
-            openai_model(monkeypatch, server.base_url),
-            output_schema=Forecast,
-            limits=Limits(max_tool_failures=2),
-        )
-        events = await turn(app, "杭州天气？")
-    assert events[-1].error_code == REPAIR_BUDGET_EXHAUSTED
-    assert "invalid_final_answer" in (events[-1].error_message or "")
-    assert len(server.requests) == 3
+    with OpenAIScriptServer([bad] * 4) as server:
+        model = openai_model(monkeypatch, server.base_url)
+        events = await turn(app_for(kit, model, output_schema=Forecast), "杭州天气？")
+    codes = [r[1]["error"]["code"] for r in responses(events)]
+    assert codes == ["invalid_final_answer"] * 4
+    assert events[-1].error_code == ToolFailureLimitReached.CODE
+    assert len(server.requests) == 4
