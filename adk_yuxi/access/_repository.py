@@ -194,13 +194,19 @@ class AccessRepository:
         very next call. The reason names nothing the user could not see.
         """
         async with self._store.read() as tx:
-            row = await tx.fetchone(
-                "SELECT u.id, u.name, u.role, u.department_id, u.active,"
-                " r.kind, r.id, r.creator_id, r.share, r.enabled"
-                " FROM yx_users u LEFT JOIN yx_resources r"
-                " ON r.kind = :kind AND r.id = :agent WHERE u.id = :user",
-                {"kind": ResourceKind.AGENT.value, "agent": agent_id, "user": user_id},
-            )
+            return await self.execution_denial_in(tx, user_id, agent_id)
+
+    @staticmethod
+    async def execution_denial_in(tx: Tx, user_id: str, agent_id: str) -> str | None:
+        """`execution_denial` inside a caller's transaction, so a write can be made
+        conditional on the right it re-checks."""
+        row = await tx.fetchone(
+            "SELECT u.id, u.name, u.role, u.department_id, u.active,"
+            " r.kind, r.id, r.creator_id, r.share, r.enabled"
+            " FROM yx_users u LEFT JOIN yx_resources r"
+            " ON r.kind = :kind AND r.id = :agent WHERE u.id = :user",
+            {"kind": ResourceKind.AGENT.value, "agent": agent_id, "user": user_id},
+        )
         if row is None or not row[4]:
             return "this user account is disabled"
         if row[5] is None or not row[9]:

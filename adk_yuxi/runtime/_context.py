@@ -18,6 +18,7 @@ from ..access import Principal, ResourceKind
 from ..mcp import McpServerRegistry
 from ..skills import SkillCatalog, SkillSpec
 from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
+from ..tools import base as _base_tools  # noqa: F401  (registers the base tools)
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig
 
 __all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]

@@ -9,12 +9,20 @@ The app serves any user id: its principal source is `LocalPrincipals`, which giv
 local user the sample skills, so `adk run` (user "test_user") and `adk web` (whatever id
 the URL carries) both work without an access database. Revocation is therefore not live
 here; a host service passes `AccessRepository.load_principal` and `repository=` instead.
+
+The base tools act through a `LedgerPlugin`: runs, waiting points and marks go to the
+SQL database `YUXI_RECORDS_DB` names (default `.yuxi/records.db`, relative to where `adk`
+runs), and `present_artifacts` reads each user's files under `YUXI_WORKSPACES/<user id>`
+(default `.yuxi/workspaces`), shown to the model as `/workspace/...`.
 """
+
+import os
 
 from google.adk.apps import App
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
 from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
+from adk_yuxi.ledger import LedgerPlugin, per_user_workspaces
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
 from adk_yuxi.skills import SkillCatalog
@@ -40,5 +48,9 @@ config = AgentConfig(
     preload_skills=("exact-arithmetic",),
 )
 
-app: App = build_app(config, local_users, skills=skills)
+ledger = LedgerPlugin(
+    os.environ.get("YUXI_RECORDS_DB", "sqlite+aiosqlite:///.yuxi/records.db"),
+    workspace=per_user_workspaces(os.environ.get("YUXI_WORKSPACES", ".yuxi/workspaces")),
+)
+app: App = build_app(config, local_users, skills=skills, plugins=[ledger])
 root_agent = app.root_agent

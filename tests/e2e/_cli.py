@@ -6,10 +6,13 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+_RECORDS = Path(tempfile.mkdtemp(prefix="yuxi-cli-records-"))
+"""Where agent folders keep their run ledger and workspaces in tests, not the checkout."""
 
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -17,6 +20,8 @@ def cli_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("YUXI_MODEL", "OPENAI_API_KEY")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
     env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("YUXI_RECORDS_DB", f"sqlite+aiosqlite:///{_RECORDS / 'records.db'}")
+    env.setdefault("YUXI_WORKSPACES", str(_RECORDS / "workspaces"))
     env.update(extra)
     return env
 

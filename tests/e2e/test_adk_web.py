@@ -1,12 +1,16 @@
 """`adk web agents` on a free loopback port: the apps are listed and /run completes, for
-the assistant and for the skilled `build_app` app under the web UI's own user id."""
+the assistant and for the skilled `build_app` app under the web UI's own user id; the
+base tools answer there (a question answered the way the web UI sends it, a presented
+file listed among the session's artifacts)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,7 +22,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def web() -> Iterator[str]:
+def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the skilled app keeps its ledger database and its users' workspaces."""
+    return tmp_path_factory.mktemp("records")
+
+
+@pytest.fixture(scope="module")
+def web(records: Path) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
         [
@@ -34,7 +44,10 @@ def web() -> Iterator[str]:
             "agents",
         ],
         cwd=REPO,
-        env=cli_env(),
+        env=cli_env(
+            YUXI_RECORDS_DB=f"sqlite+aiosqlite:///{records / 'records.db'}",
+            YUXI_WORKSPACES=str(records / "workspaces"),
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -133,3 +146,80 @@ def test_run_completes_a_tool_call(web: str) -> None:
     assert responses[0]["response"]["value"] == 42
     texts = [p.get("text", "") for e in events for p in e.get("content", {}).get("parts", [])]
     assert any("42" in t for t in texts)
+
+
+def _calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        part["functionCall"]
+        for event in events
+        for part in event.get("content", {}).get("parts", [])
+        if "functionCall" in part
+    ]
+
+
+def _session(web: str, user: str) -> str:
+    session_id = f"s-{uuid.uuid4().hex[:8]}"
+    created = httpx.post(f"{web}/apps/skilled/users/{user}/sessions/{session_id}", json={})
+    assert created.status_code == 200, created.text
+    return session_id
+
+
+def test_question_answered_the_way_the_web_ui_sends_it(web: str) -> None:
+    session_id = _session(web, "user")
+    question = {
+        "question": "Which colour?",
+        "options": [{"label": "Red", "value": "red"}, {"label": "Blue", "value": "blue"}],
+    }
+    events = _run(
+        web,
+        "skilled",
+        "user",
+        session_id,
+        "/call ask_user_question " + json.dumps({"questions": [question]}),
+    )
+    pending = [c for c in _calls(events) if c["name"] == "adk_request_input"]
+    assert len(pending) == 1, events
+    assert "Which colour?" in pending[0]["args"]["message"]
+    # The web UI's input box sends the typed text as {"result": text}.
+    reply = {
+        "role": "user",
+        "parts": [
+            {
+                "functionResponse": {
+                    "id": pending[0]["id"],
+                    "name": "adk_request_input",
+                    "response": {"result": "blue"},
+                }
+            }
+        ],
+    }
+    body = {"appName": "skilled", "userId": "user", "sessionId": session_id, "newMessage": reply}
+    answer = httpx.post(f"{web}/run", json=body, timeout=60)
+    assert answer.status_code == 200, answer.text
+    (result,) = [r for r in _responses(answer.json()) if r["name"] == "ask_user_question"]
+    assert result["response"]["answers"] == {"q-1": "blue"}
+
+
+def test_presented_file_is_listed_as_an_artifact(web: str, records: Path) -> None:
+    folder = records / "workspaces" / "user" / "reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "summary.md").write_text("# Launch\nFriday.\n")
+    session_id = _session(web, "user")
+    events = _run(
+        web,
+        "skilled",
+        "user",
+        session_id,
+        '/call present_artifacts {"filepaths": ["/workspace/reports/summary.md"]}',
+    )
+    (result,) = [r for r in _responses(events) if r["name"] == "present_artifacts"]
+    (card,) = result["response"]["artifacts"]
+    assert card["name"] == "reports/summary.md" and card["size"] == 17
+    assert any(e.get("actions", {}).get("artifactDelta") for e in events)
+    base = f"{web}/apps/skilled/users/user/sessions/{session_id}/artifacts"
+    listed = httpx.get(base, timeout=10)
+    assert listed.status_code == 200, listed.text
+    assert "reports/summary.md" in listed.json()
+    loaded = httpx.get(f"{base}/reports/summary.md", timeout=10)
+    assert loaded.status_code == 200, loaded.text
+    assert "inlineData" in loaded.json()

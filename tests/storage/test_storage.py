@@ -77,7 +77,7 @@ async def test_schema_version_mismatch_is_reported(tmp_path: Path) -> None:
     async with open_services(url) as services:
         await services.prepare()
     with sqlite3.connect(tmp_path / "v.db") as conn:
-        conn.execute("UPDATE yx_schema_version SET version = 99")
+        conn.execute("UPDATE yx_schema_version SET version = 99 WHERE name = 'platform'")
     async with open_services(url) as services:
         with pytest.raises(
             SchemaVersionError,
@@ -86,7 +86,9 @@ async def test_schema_version_mismatch_is_reported(tmp_path: Path) -> None:
             await services.session_service.list_sessions(app_name="app")
     # A database at the current version opens again without recreating anything.
     with sqlite3.connect(tmp_path / "v.db") as conn:
-        conn.execute("UPDATE yx_schema_version SET version = ?", (SCHEMA_VERSION,))
+        conn.execute(
+            "UPDATE yx_schema_version SET version = ? WHERE name = 'platform'", (SCHEMA_VERSION,)
+        )
     async with open_services(url) as services:
         assert (await services.session_service.list_sessions(app_name="app")).sessions == []
 

@@ -1,0 +1,29 @@
+"""The run ledger: every run recorded with its worker lease and outcome.
+
+`LedgerPlugin` records each run of its App before it starts, renews the lease while the
+run goes on and closes it with its outcome; `RunLedger` is the host's view (find a run,
+list lapsed leases, `take_over` one explicitly). The plugin also carries what the base
+tools act on (waiting points, marks, access repository, workspace).
+"""
+
+from ._errors import LeaseExpired, LeaseHeld, LedgerError, RunNotFound
+from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
+from ._store import RUN_STATUSES, RunLedger, RunRecord
+from ._workspace import UnsafeUserId, per_user_workspaces
+
+__all__ = [
+    "PLUGIN_NAME",
+    "RUN_STATUSES",
+    "ActiveRun",
+    "LeaseExpired",
+    "LeaseHeld",
+    "LedgerError",
+    "LedgerPlugin",
+    "RunLedger",
+    "RunNotFound",
+    "RunRecord",
+    "UnsafeUserId",
+    "WorkspaceRoot",
+    "ledger_plugin_of",
+    "per_user_workspaces",
+]

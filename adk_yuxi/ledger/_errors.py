@@ -1,0 +1,44 @@
+"""Errors of the run ledger; the codes are what a host reports to its callers."""
+
+from __future__ import annotations
+
+from adk_yuxi.errors import YuxiError
+
+__all__ = ["LeaseExpired", "LeaseHeld", "LedgerError", "RunNotFound"]
+
+
+class LedgerError(YuxiError):
+    """Base class of the run ledger errors."""
+
+    code = "ledger_error"
+
+
+class RunNotFound(LedgerError, LookupError):
+    code = "run_not_found"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no run {run_id!r} in the ledger")
+        self.run_id = run_id
+
+
+class LeaseHeld(LedgerError):
+    """Another worker holds a live lease on the run."""
+
+    code = "run_lease_held"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"run {run_id!r} is held by another worker's live lease")
+        self.run_id = run_id
+
+
+class LeaseExpired(LedgerError):
+    """The holder's lease lapsed; the run continues only after an explicit takeover."""
+
+    code = "worker_lease_expired"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"run {run_id!r}: the worker lease expired; take the run over explicitly"
+            " (RunLedger.take_over) before resuming it"
+        )
+        self.run_id = run_id

@@ -1,0 +1,266 @@
+"""`LedgerPlugin`: records every run in the ledger, keeps its lease, closes it.
+
+It is also where the base tools find what they need (the waiting points, the marks,
+the access repository, the user's workspace): an ADK tool reaches the plugins of its
+run through the public invocation context, so the tools stay shared registry instances
+while each App decides on which database and workspace they act.
+
+Renewal runs as its own task beside the run: a timer that wakes every second, renews
+when due (one short UPDATE) and never holds up the event loop. A renewal that finds the
+run taken over marks it lost; the next model or tool call then stops it with
+``worker_lease_expired``. Outcomes: ``waiting`` when the run paused on a long-running
+call, ``completed`` after a final response, ``cancelled`` when the caller closed it
+early or its task was cancelled, ``failed`` on an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events.event import Event
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+from sqlalchemy.engine import URL
+from typing_extensions import override
+
+from .._sql.store import SqlStore, make_store
+from ..access import AccessRepository
+from ..marks import MarkStore
+from ..waitpoints import WaitpointStore
+from ._errors import LeaseExpired, LeaseHeld
+from ._store import RunLedger, RunRecord
+
+__all__ = ["PLUGIN_NAME", "ActiveRun", "LedgerPlugin", "WorkspaceRoot", "ledger_plugin_of"]
+
+PLUGIN_NAME = "yuxi_ledger"
+WORKER_LEASE_EXPIRED = LeaseExpired.code
+WorkspaceRoot = str | Path | Callable[[str], str | Path]
+"""The user's workspace: one directory (an App for one user), or user id -> directory."""
+
+logger = logging.getLogger("adk_yuxi.ledger")
+_TICK = 1.0
+
+
+@dataclass
+class ActiveRun:
+    """What this worker knows about a run it holds."""
+
+    record: RunRecord
+    owner: asyncio.Task[Any] | None
+    stopped: tuple[str, str] | None = None
+    paused: bool = False
+    final: bool = False
+    renewer: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    @property
+    def worker(self) -> str:
+        return self.record.worker
+
+    @property
+    def lost(self) -> bool:
+        return self.stopped is not None and self.stopped[0] == WORKER_LEASE_EXPIRED
+
+    def stop(self, code: str, reason: str) -> None:
+        """Ends the run at its next model call (and refuses its next tool calls)."""
+        if self.stopped is None:
+            self.stopped = (code, reason)
+
+
+def _default_worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class LedgerPlugin(BasePlugin):
+    def __init__(
+        self,
+        store: SqlStore | str | URL,
+        *,
+        repository: AccessRepository | None = None,
+        workspace: WorkspaceRoot | None = None,
+        worker: str | None = None,
+        lease_seconds: float = 120.0,
+        renew_every: float | None = None,
+    ) -> None:
+        super().__init__(name=PLUGIN_NAME)
+        if lease_seconds <= 0:
+            raise ValueError("lease_seconds must be positive")
+        self.store, self._owns_store = make_store(store)
+        store = self.store
+        self.ledger = RunLedger(store)
+        self.waitpoints = WaitpointStore(store)
+        self.marks = MarkStore(store)
+        self.repository = repository
+        self.worker = worker or _default_worker()
+        self.lease_seconds = lease_seconds
+        self.renew_every = lease_seconds / 4 if renew_every is None else renew_every
+        self._workspace = workspace
+        self._runs: dict[str, ActiveRun] = {}
+
+    def workspace_of(self, user_id: str) -> Path | None:
+        """The user's workspace root, resolved; None when the App has none."""
+        root = self._workspace
+        if root is None:
+            return None
+        if callable(root):
+            root = root(user_id)
+        return Path(root).resolve()
+
+    def run_of(self, invocation_id: str) -> ActiveRun | None:
+        return self._runs.get(invocation_id)
+
+    # -- the lease ----------------------------------------------------------------------
+
+    async def _keep(self, active: ActiveRun) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time() + self.renew_every
+        while True:
+            await asyncio.sleep(min(_TICK, self.renew_every))
+            owner = active.owner
+            if owner is not None and (owner.done() or owner.cancelling()):
+                # Cancelled runs skip ADK's after-run callbacks; close them here.
+                await self._close(active, "cancelled", "the run's task was cancelled")
+                return
+            if loop.time() < due:
+                continue
+            due = loop.time() + self.renew_every
+            try:
+                held = await self.ledger.renew(active.run_id, active.worker, self.lease_seconds)
+            except Exception:  # a database hiccup: keep the run, try again next time
+                logger.exception("renewing the lease of run %s failed", active.run_id)
+                continue
+            if not held:
+                logger.warning("run %s was taken over by another worker", active.run_id)
+                active.stop(WORKER_LEASE_EXPIRED, "another worker took this run over")
+                return
+
+    async def _close(self, active: ActiveRun, status: str, error: str | None = None) -> None:
+        if self._runs.get(active.record.invocation_id) is active:
+            del self._runs[active.record.invocation_id]
+        renewer = active.renewer
+        if renewer is not None and renewer is not asyncio.current_task():
+            renewer.cancel()
+        if active.lost:
+            return
+        try:
+            await self.ledger.finish(active.run_id, active.worker, status, error)
+        except Exception:
+            logger.exception("closing run %s as %s failed", active.run_id, status)
+
+    # -- ADK callbacks ------------------------------------------------------------------
+
+    @override
+    async def before_run_callback(
+        self, *, invocation_context: InvocationContext
+    ) -> types.Content | None:
+        ctx = invocation_context
+        try:
+            record = await self.ledger.begin(
+                app_name=ctx.app_name,
+                user_id=ctx.user_id,
+                session_id=ctx.session.id,
+                invocation_id=ctx.invocation_id,
+                agent_name=ctx.agent.name if ctx.agent is not None else "",
+                worker=self.worker,
+                lease_seconds=self.lease_seconds,
+            )
+        except (LeaseHeld, LeaseExpired) as refused:
+            logger.warning("run refused: %s", refused)
+            return types.Content(
+                role="model",
+                parts=[types.Part(text=f"This run was not started ({refused.code}).")],
+            )
+        active = ActiveRun(record=record, owner=asyncio.current_task())
+        self._runs[ctx.invocation_id] = active
+        active.renewer = asyncio.create_task(self._keep(active), name=f"lease {record.run_id}")
+        return None
+
+    @override
+    async def on_event_callback(
+        self, *, invocation_context: InvocationContext, event: Event
+    ) -> Event | None:
+        active = self._runs.get(invocation_context.invocation_id)
+        if active is not None and event.author != "user":
+            active.paused = bool(event.long_running_tool_ids)
+            active.final = not active.paused and event.is_final_response()
+        return None
+
+    def _stopped(self, invocation_id: str) -> tuple[str, str] | None:
+        active = self._runs.get(invocation_id)
+        return None if active is None else active.stopped
+
+    @override
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        stopped = self._stopped(callback_context.invocation_id)
+        if stopped is None:
+            return None
+        code, reason = stopped
+        return LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text=f"Stopped: {reason}.")]),
+            error_code=code,
+            error_message=reason,
+            turn_complete=True,
+        )
+
+    @override
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        stopped = self._stopped(tool_context.invocation_id)
+        if stopped is None:
+            return None
+        message = "This run is ending, so the tool did not run."
+        return {"error": {"code": stopped[0], "tool": tool.name, "message": message}}
+
+    @override
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        active = self._runs.get(invocation_context.invocation_id)
+        if active is None:
+            return
+        if active.paused:
+            await self._close(active, "waiting")
+        elif active.final:
+            await self._close(active, "completed")
+        else:
+            await self._close(active, "cancelled", "closed before a final response")
+
+    @override
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        active = self._runs.get(invocation_context.invocation_id)
+        if active is not None:
+            await self._close(active, "failed", f"{type(error).__name__}: {error}"[:2000])
+
+    @override
+    async def close(self) -> None:
+        for active in list(self._runs.values()):
+            if active.renewer is not None:
+                active.renewer.cancel()
+        if self._owns_store:
+            await self.store.close()
+
+
+def ledger_plugin_of(ctx: ToolContext | CallbackContext) -> LedgerPlugin | None:
+    """The ledger plugin of the run `ctx` belongs to, if its App has one."""
+    plugin = ctx.get_invocation_context().plugin_manager.get_plugin(PLUGIN_NAME)
+    return plugin if isinstance(plugin, LedgerPlugin) else None

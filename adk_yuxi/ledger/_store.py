@@ -1,0 +1,223 @@
+"""The run ledger: one row per invocation, held by one worker's lease at a time.
+
+A worker records the run before it starts, renews the lease while it runs and closes
+the row with its outcome. Another worker may resume the invocation only when the row
+is not held: released (``waiting`` at a waiting point, or ended), or taken over
+explicitly once the holder's lease has expired. All transitions are conditional
+``UPDATE``s, so two workers never both believe they hold a run.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._sql.store import SqlStore, Tx
+from . import _schema  # noqa: F401  (registers the table)
+from ._errors import LeaseExpired, LeaseHeld, RunNotFound
+
+__all__ = ["RUN_STATUSES", "RunLedger", "RunRecord"]
+
+RUNNING, WAITING = "running", "waiting"
+RUN_STATUSES = ("running", "waiting", "completed", "failed", "cancelled")
+_COLUMNS = (
+    "run_id, app_name, user_id, session_id, invocation_id, agent_name, worker,"
+    " lease_expires_at, status, error, started_at, updated_at, ended_at"
+)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    run_id: str
+    app_name: str
+    user_id: str
+    session_id: str
+    invocation_id: str
+    agent_name: str
+    worker: str
+    lease_expires_at: float
+    status: str
+    error: str | None
+    started_at: float
+    updated_at: float
+    ended_at: float | None
+
+    def lease_live(self, now: float | None = None) -> bool:
+        return self.status == RUNNING and self.lease_expires_at > (now or time.time())
+
+
+def _record(row: Sequence[Any]) -> RunRecord:
+    return RunRecord(
+        run_id=row[0],
+        app_name=row[1],
+        user_id=row[2],
+        session_id=row[3],
+        invocation_id=row[4],
+        agent_name=row[5],
+        worker=row[6],
+        lease_expires_at=float(row[7]),
+        status=row[8],
+        error=row[9],
+        started_at=float(row[10]),
+        updated_at=float(row[11]),
+        ended_at=None if row[12] is None else float(row[12]),
+    )
+
+
+class RunLedger:
+    """Runs and their leases on one `SqlStore`."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+
+    async def get(self, run_id: str) -> RunRecord:
+        async with self.store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", {"r": run_id}
+            )
+        if row is None:
+            raise RunNotFound(run_id)
+        return _record(row)
+
+    async def find(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> RunRecord | None:
+        async with self.store.read() as tx:
+            return await self._find(tx, app_name, user_id, session_id, invocation_id)
+
+    @staticmethod
+    async def _find(tx: Tx, app: str, user: str, session: str, invocation: str) -> RunRecord | None:
+        row = await tx.fetchone(
+            f"SELECT {_COLUMNS} FROM yx_runs WHERE app_name = :a AND user_id = :u"
+            " AND session_id = :s AND invocation_id = :i",
+            {"a": app, "u": user, "s": session, "i": invocation},
+        )
+        return None if row is None else _record(row)
+
+    async def begin(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        agent_name: str,
+        worker: str,
+        lease_seconds: float,
+    ) -> RunRecord:
+        """Records the run and takes its lease. Raises `LeaseHeld` while another
+        worker's lease is live, `LeaseExpired` when it has lapsed but was not taken
+        over (`take_over` first)."""
+        now = time.time()
+        params: dict[str, Any] = {
+            "a": app_name,
+            "u": user_id,
+            "s": session_id,
+            "i": invocation_id,
+            "agent": agent_name,
+            "w": worker,
+            "lease": now + lease_seconds,
+            "now": now,
+        }
+        async with self.store.write() as tx:
+            found = await self._find(tx, app_name, user_id, session_id, invocation_id)
+            if found is None:
+                params["r"] = f"run-{uuid.uuid4().hex}"
+                await tx.execute(
+                    f"INSERT INTO yx_runs ({_COLUMNS}) VALUES (:r, :a, :u, :s, :i, :agent, :w,"
+                    " :lease, 'running', NULL, :now, :now, NULL)",
+                    params,
+                )
+            else:
+                if found.status == RUNNING and found.worker != worker:
+                    if found.lease_live(now):
+                        raise LeaseHeld(found.run_id)
+                    raise LeaseExpired(found.run_id)
+                params["r"] = found.run_id
+                await tx.execute(
+                    "UPDATE yx_runs SET worker = :w, lease_expires_at = :lease,"
+                    " status = 'running', error = NULL, updated_at = :now, ended_at = NULL"
+                    " WHERE run_id = :r",
+                    params,
+                )
+            row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", params)
+        assert row is not None
+        return _record(row)
+
+    async def renew(self, run_id: str, worker: str, lease_seconds: float) -> bool:
+        """Extends the lease; False when this worker no longer holds the run."""
+        now = time.time()
+        changed = await self.store.write_one(
+            "UPDATE yx_runs SET lease_expires_at = :lease, updated_at = :now"
+            " WHERE run_id = :r AND worker = :w AND status = 'running'",
+            {"r": run_id, "w": worker, "lease": now + lease_seconds, "now": now},
+        )
+        return changed == 1
+
+    async def finish(self, run_id: str, worker: str, status: str, error: str | None = None) -> bool:
+        """Closes the run with its outcome and releases the lease; False when this
+        worker no longer holds it (it was taken over), and then nothing changes."""
+        if status not in RUN_STATUSES or status == RUNNING:
+            raise ValueError(f"not a closing status: {status!r}")
+        now = time.time()
+        changed = await self.store.write_one(
+            "UPDATE yx_runs SET status = :st, error = :e, lease_expires_at = :now,"
+            " updated_at = :now, ended_at = :ended"
+            " WHERE run_id = :r AND worker = :w AND status = 'running'",
+            {
+                "r": run_id,
+                "w": worker,
+                "st": status,
+                "e": error,
+                "now": now,
+                "ended": None if status == WAITING else now,
+            },
+        )
+        return changed == 1
+
+    async def take_over(self, run_id: str, worker: str, lease_seconds: float) -> RunRecord:
+        """Moves an expired lease to `worker`; raises `LeaseHeld` while it is live."""
+        now = time.time()
+        async with self.store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_runs SET worker = :w, lease_expires_at = :lease, updated_at = :now"
+                " WHERE run_id = :r AND (status != 'running' OR lease_expires_at <= :now"
+                " OR worker = :w)",
+                {"r": run_id, "w": worker, "lease": now + lease_seconds, "now": now},
+            )
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", {"r": run_id}
+            )
+        if row is None:
+            raise RunNotFound(run_id)
+        if changed != 1:
+            raise LeaseHeld(run_id)
+        return _record(row)
+
+    async def list_expired(self, *, limit: int = 100) -> list[RunRecord]:
+        """Runs still marked running whose lease has lapsed: candidates for takeover."""
+        async with self.store.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_COLUMNS} FROM yx_runs WHERE status = 'running'"
+                " AND lease_expires_at <= :now ORDER BY lease_expires_at LIMIT :n",
+                {"now": time.time(), "n": limit},
+            )
+        return [_record(r) for r in rows]
+
+    @staticmethod
+    async def lease_denial(tx: Tx, run_id: str, worker: str) -> str | None:
+        """Inside a caller's transaction: why `worker` may not act for `run_id` now."""
+        row = await tx.fetchone(
+            "SELECT worker, status, lease_expires_at FROM yx_runs WHERE run_id = :r",
+            {"r": run_id},
+        )
+        if row is None:
+            return "the run is not recorded"
+        if row[0] != worker or row[1] != RUNNING:
+            return "this worker no longer holds the run"
+        if float(row[2]) <= time.time():
+            return "the run's lease has expired"
+        return None

@@ -1,0 +1,154 @@
+"""`present_artifacts`: a base tool that hands files of the user's workspace to the user.
+
+The model names files by absolute virtual paths under `VIRTUAL_ROOT`; each maps into
+the user's workspace root (given to the App). Every path is checked before anything is
+saved: no ``..``, ``.`` or empty segment, no internal (dot) file or directory, no
+symlink that resolves outside the root, only regular files, within the size limits.
+One bad path and nothing is saved. The files then go through the artifact service, so
+each gets a new version and the event records it in ``artifact_delta`` (what `adk web`
+lists in its Artifacts tab).
+"""
+
+from __future__ import annotations
+
+import logging
+import mimetypes
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+from pydantic import Field
+
+from ...ledger import UnsafeUserId, ledger_plugin_of
+from .._registry import tool
+from ._errors import base_tool_error
+
+__all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VIRTUAL_ROOT", "present_artifacts"]
+
+VIRTUAL_ROOT = "/workspace"
+MAX_FILES = 20
+MAX_FILE_BYTES = 25 * 1024 * 1024
+NAME = "present_artifacts"
+logger = logging.getLogger("adk_yuxi.tools.present")
+
+
+class _Refused(Exception):
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class _File:
+    path: str
+    name: str
+    data: bytes
+    mime_type: str
+
+
+def _segments(path: str) -> list[str]:
+    prefix = VIRTUAL_ROOT + "/"
+    if not path.startswith(prefix):
+        raise _Refused(f"must be an absolute path under {VIRTUAL_ROOT}/")
+    if "\x00" in path or "\\" in path:
+        raise _Refused("contains a NUL or a backslash")
+    parts = path[len(prefix) :].split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise _Refused("has an empty, '.' or '..' segment")
+    if any(p.startswith(".") for p in parts):
+        raise _Refused("names an internal file")
+    return parts
+
+
+def _read(root: Path, path: str) -> _File:
+    parts = _segments(path)
+    try:
+        resolved = root.joinpath(*parts).resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise _Refused("is not a file in the workspace") from None
+    if not resolved.is_relative_to(root) or resolved == root:
+        raise _Refused("is not a file in the workspace")
+    if any(p.startswith(".") for p in resolved.relative_to(root).parts):
+        raise _Refused("names an internal file")
+    # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the file
+    # cannot be swapped for a symlink between the check above and the open.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(resolved, flags)
+    except OSError:
+        raise _Refused("is not a file in the workspace") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _Refused("is not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise _Refused(f"is larger than {MAX_FILE_BYTES} bytes")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise _Refused(f"is larger than {MAX_FILE_BYTES} bytes")
+    name = "/".join(parts)
+    mime_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return _File(path=path, name=name, data=data, mime_type=mime_type)
+
+
+@tool(
+    category="base",
+    tags=["files"],
+    display_name="Present files",
+    extra={"base_tool": True},
+)
+async def present_artifacts(
+    filepaths: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES)],
+    tool_context: ToolContext,
+) -> dict[str, Any]:
+    """Shows files from the user's workspace to the user, as downloadable artifacts.
+
+    Pass absolute paths under /workspace/ of regular files you created or found there,
+    e.g. ["/workspace/reports/summary.md"]. Either every file is presented or, if one
+    path is not acceptable, none is. Returns a card per file: name, path, mime_type,
+    size and version.
+    """
+    plugin = ledger_plugin_of(tool_context)
+    try:
+        root = None if plugin is None else plugin.workspace_of(tool_context.session.user_id)
+    except UnsafeUserId:
+        root = None
+    if root is None:
+        return base_tool_error("not_configured", NAME)
+    if len(set(filepaths)) != len(filepaths):
+        return base_tool_error("invalid_path", NAME, problems=[{"problem": "a path is repeated"}])
+    files: list[_File] = []
+    problems: list[dict[str, str]] = []
+    for path in filepaths:
+        try:
+            files.append(_read(root, path))
+        except _Refused as refused:
+            problems.append({"path": path, "problem": refused.problem})
+    if problems:
+        return base_tool_error("invalid_path", NAME, problems=problems)
+    cards: list[dict[str, Any]] = []
+    for f in files:
+        try:
+            version = await tool_context.save_artifact(
+                f.name, types.Part.from_bytes(data=f.data, mime_type=f.mime_type)
+            )
+        except Exception:  # the artifact service failed mid-way: say what was saved
+            logger.exception("saving artifact %r failed", f.name)
+            return base_tool_error("artifact_save_failed", NAME, saved=cards)
+        cards.append(
+            {
+                "name": f.name,
+                "path": f.path,
+                "mime_type": f.mime_type,
+                "size": len(f.data),
+                "version": version,
+            }
+        )
+    return {"artifacts": cards}

@@ -1,0 +1,183 @@
+"""The question set of `ask_user_question`: its exact argument contract and its answers.
+
+The contract is checked strictly, as the JSON the model sent (through
+`StrictFunctionTool`): a JSON string in place of the list, a wrapper object, an alias
+field, options given as plain strings, booleans given as strings or numbers all fail
+before anything is stored. What passes is normalised (text trimmed, defaults filled,
+missing ids generated as ``q-1``, ``q-2`` … by position) and that normalised set is what
+a waiting point stores. Answers are validated against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from ._errors import AnswerRejected
+
+__all__ = [
+    "QUESTIONS_SCHEMA",
+    "Option",
+    "Question",
+    "QuestionList",
+    "normalise_questions",
+    "validate_answers",
+]
+
+QUESTIONS_SCHEMA = 1
+"""Stored with every waiting point; a stored set of another version is never guessed at."""
+
+MAX_QUESTIONS = 5
+MAX_OPTIONS = 5
+MAX_ANSWER_CHARS = 10_000
+
+
+def _text(max_length: int) -> Any:
+    return Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=max_length)
+    ]
+
+
+_CONFIG = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Option(BaseModel):
+    """One choice: `value` is what an answer names, `label` what the user reads."""
+
+    model_config = _CONFIG
+
+    label: _text(200)  # type: ignore[valid-type]
+    value: _text(200)  # type: ignore[valid-type]
+    description: _text(1000) | None = None  # type: ignore[valid-type]
+
+
+def _distinct_values(options: list[Option]) -> list[Option]:
+    values = [o.value for o in options]
+    if len(set(values)) != len(values):
+        raise ValueError("option values must be distinct within a question")
+    return options
+
+
+class Question(BaseModel):
+    """One question as the model sends it; no options means a free-text answer."""
+
+    model_config = _CONFIG
+
+    question: _text(1000)  # type: ignore[valid-type]
+    question_id: _text(64) | None = None  # type: ignore[valid-type]
+    options: Annotated[
+        list[Option], Field(max_length=MAX_OPTIONS), AfterValidator(_distinct_values)
+    ] = Field(default_factory=list)
+    multi_select: bool = False
+    allow_other: bool = True
+
+
+def normalise_questions(questions: Sequence[Question]) -> list[Question]:
+    """Fills missing ids by position; raises `ValueError` on duplicate ids, including
+    an explicit id that collides with a generated one."""
+    filled = [
+        q if q.question_id is not None else q.model_copy(update={"question_id": f"q-{i}"})
+        for i, q in enumerate(questions, start=1)
+    ]
+    seen: set[str] = set()
+    for given, q in zip(questions, filled, strict=True):
+        qid = q.question_id
+        assert qid is not None
+        if qid in seen:
+            kind = "an explicit id" if given.question_id is not None else "a generated id"
+            raise ValueError(f"question id {qid!r} is used twice ({kind} repeats it)")
+        seen.add(qid)
+    return filled
+
+
+QuestionList = Annotated[
+    list[Question],
+    Field(min_length=1, max_length=MAX_QUESTIONS),
+    AfterValidator(normalise_questions),
+]
+"""The `questions` parameter: validated strictly, then normalised."""
+
+
+def _answer_one(q: Question, value: Any) -> Any:
+    """The accepted form of one answer, or `ValueError` saying what is wrong."""
+    if isinstance(value, Mapping):
+        if set(value) != {"other"} or not isinstance(value["other"], str):
+            raise ValueError('an object answer must be exactly {"other": "<text>"}')
+        if not q.options:
+            raise ValueError("this question takes free text: answer with a string")
+        if not q.allow_other:
+            raise ValueError("this question does not allow an answer outside its options")
+        return {"other": _free_text(value["other"])}
+    if not q.options:
+        if not isinstance(value, str):
+            raise ValueError("this question takes free text: answer with a string")
+        return _free_text(value)
+    values = [o.value for o in q.options]
+    if q.multi_select:
+        if not isinstance(value, list) or not value:
+            raise ValueError("this question takes a non-empty list of option values")
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError("every chosen value must be a string")
+        unknown = [v for v in value if v not in values]
+        if unknown:
+            raise ValueError(f"not among the options: {unknown!r}")
+        if len(set(value)) != len(value):
+            raise ValueError("a value is chosen twice")
+        return list(value)
+    if isinstance(value, list):
+        raise ValueError("this question takes a single choice, not a list")
+    if not isinstance(value, str) or value not in values:
+        raise ValueError(f"{value!r} is not among the options")
+    return value
+
+
+def _free_text(value: str) -> str:
+    cleaned = value.strip()
+    if not cleaned:
+        raise ValueError("the answer is empty")
+    if len(cleaned) > MAX_ANSWER_CHARS:
+        raise ValueError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    return cleaned
+
+
+def validate_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any]:
+    """The accepted answers, keyed by question id, in question order; raises
+    `AnswerRejected` listing every problem (unknown ids, missing answers, bad values)."""
+    if not isinstance(answers, Mapping):
+        raise AnswerRejected([{"question_id": "", "problem": "answers must be an object"}])
+    by_id = {q.question_id: q for q in questions}
+    problems = [
+        {"question_id": str(qid), "problem": "no such question"}
+        for qid in answers
+        if qid not in by_id
+    ]
+    accepted: dict[str, Any] = {}
+    for qid, q in by_id.items():
+        assert qid is not None
+        if qid not in answers:
+            problems.append({"question_id": qid, "problem": "no answer given"})
+            continue
+        try:
+            accepted[qid] = _answer_one(q, answers[qid])
+        except ValueError as exc:
+            problems.append({"question_id": qid, "problem": str(exc)})
+    if problems:
+        raise AnswerRejected(problems)
+    return accepted
+
+
+def load_questions(stored: Any, schema: int) -> list[Question]:
+    """The stored set, re-validated under the current contract; raises `ValueError`
+    when it was stored under another schema or no longer validates."""
+    if schema != QUESTIONS_SCHEMA:
+        raise ValueError(
+            f"stored under question schema {schema}, this build reads {QUESTIONS_SCHEMA}"
+        )
+    if not isinstance(stored, list):
+        raise ValueError("the stored question set is not a list")
+    questions = [Question.model_validate(q) for q in stored]
+    if any(q.question_id is None for q in questions):
+        raise ValueError("a stored question has no id")
+    return normalise_questions(questions)

@@ -1,0 +1,153 @@
+"""The run ledger: every run recorded with its outcome, leases renewed beside the run,
+and a lapsed lease moved to another worker only by an explicit takeover."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from google.adk.tools.function_tool import FunctionTool
+from google.adk.tools.tool_context import ToolContext
+
+from adk_yuxi.ledger import LeaseExpired, LeaseHeld, LedgerPlugin, RunLedger
+from adk_yuxi.storage import YuxiServices
+from adk_yuxi.testing import call
+
+from ._harness import APP, USER, make_runner, run, user_text
+from .test_ask_user_question import COLOUR, ask
+
+
+async def statuses(services: YuxiServices) -> dict[str, Any]:
+    async with services.store.read() as tx:
+        rows = await tx.fetchall("SELECT session_id, status, error FROM yx_runs")
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+async def test_outcomes_completed_waiting_failed_cancelled(services: YuxiServices) -> None:
+    runner, _, _ = make_runner(services, ["hi there"])
+    done = await services.session_service.create_session(app_name=APP, user_id=USER)
+    await run(runner, done.id, user_text("hello"))
+
+    runner, _, _, waiting, _ = await ask(services, [COLOUR])
+
+    runner, _, _ = make_runner(services, [])  # the model has nothing to say: it raises
+    failed = await services.session_service.create_session(app_name=APP, user_id=USER)
+    with pytest.raises(AssertionError):
+        await run(runner, failed.id, user_text("hello"))
+
+    runner, _, _ = make_runner(services, [call("mark_for_improvement", reason="x"), "late"])
+    closed = await services.session_service.create_session(app_name=APP, user_id=USER)
+    stream = runner.run_async(user_id=USER, session_id=closed.id, new_message=user_text("hi"))
+    await anext(stream)  # the caller walks away after the first event
+    await stream.aclose()
+
+    got = await statuses(services)
+    assert got[done.id] == ("completed", None)
+    assert got[waiting.id] == ("waiting", None)
+    assert got[failed.id][0] == "failed" and "ScriptExhaustedError" in got[failed.id][1]
+    assert got[closed.id][0] == "cancelled"
+
+
+async def test_lease_is_renewed_while_the_loop_keeps_running(services: YuxiServices) -> None:
+    seen: list[float] = []
+    ticks = 0
+
+    async def slow_step(tool_context: ToolContext) -> dict[str, Any]:
+        """Takes a while and watches its own lease."""
+        nonlocal ticks
+        for _ in range(8):
+            await asyncio.sleep(0.25)
+            ticks += 1
+            async with services.store.read() as tx:
+                row = await tx.fetchone(
+                    "SELECT lease_expires_at FROM yx_runs WHERE invocation_id = :i",
+                    {"i": tool_context.invocation_id},
+                )
+            assert row is not None
+            seen.append(float(row[0]))
+        return {"done": True}
+
+    plugin = LedgerPlugin(services.store, lease_seconds=1.0, renew_every=0.3)
+    runner, _, _ = make_runner(services, [call("slow_step"), "done"], ledger=plugin)
+    runner.agent.tools.append(FunctionTool(slow_step))  # type: ignore[union-attr]
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    start = time.time()
+    await run(runner, session.id, user_text("go"))
+    assert ticks == 8
+    # Renewed at least three times, and never allowed to lapse while the run went on.
+    assert len(set(seen)) >= 3
+    assert all(lease > start + 1.0 for lease in seen[1:])
+    assert (await statuses(services))[session.id][0] == "completed"
+
+
+async def test_takeover_only_after_expiry(services: YuxiServices) -> None:
+    ledger = RunLedger(services.store)
+    key = dict(app_name=APP, user_id=USER, session_id="s1", invocation_id="e-1", agent_name="a")
+    first = await ledger.begin(**key, worker="A", lease_seconds=1.5)
+    with pytest.raises(LeaseHeld):
+        await ledger.begin(**key, worker="B", lease_seconds=5)
+    with pytest.raises(LeaseHeld):
+        await ledger.take_over(first.run_id, "B", 5)
+    await asyncio.sleep(1.6)
+    with pytest.raises(LeaseExpired) as expired:
+        await ledger.begin(**key, worker="B", lease_seconds=5)
+    assert expired.value.code == "worker_lease_expired"
+    assert [r.run_id for r in await ledger.list_expired()] == [first.run_id]
+    taken = await ledger.take_over(first.run_id, "B", 5)
+    assert taken.worker == "B"
+    assert await ledger.renew(first.run_id, "A", 5) is False
+    assert await ledger.finish(first.run_id, "A", "completed") is False
+    resumed = await ledger.begin(**key, worker="B", lease_seconds=5)
+    assert resumed.run_id == first.run_id and resumed.status == "running"
+    assert await ledger.finish(first.run_id, "B", "completed") is True
+    assert (await ledger.get(first.run_id)).status == "completed"
+
+
+async def test_resume_refused_while_another_worker_holds_the_run(services: YuxiServices) -> None:
+    runner, _, plugin, session, events = await ask(services, [COLOUR])
+    (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
+    answered = await plugin.waitpoints.answer(point.id, {"colour": "red"}, user_id=USER)
+    # Worker B picked the waiting run up and holds it.
+    other = RunLedger(services.store)
+    key = dict(app_name=APP, user_id=USER, session_id=session.id)
+    held = await other.begin(
+        **key,
+        invocation_id=point.invocation_id,
+        agent_name="helper",
+        worker="B",
+        lease_seconds=1.5,
+    )
+    refused = await run(runner, session.id, answered.resume_message())
+    assert "run_lease_held" in refused[-1].content.parts[0].text
+    await asyncio.sleep(1.6)
+    refused = await run(runner, session.id, answered.resume_message())
+    assert "worker_lease_expired" in refused[-1].content.parts[0].text
+    await other.take_over(held.run_id, plugin.worker, 5)
+    events = await run(runner, session.id, answered.resume_message())
+    assert events[-1].content.parts[0].text.startswith("got ")
+    assert (await other.get(held.run_id)).status == "completed"
+
+
+async def test_a_run_taken_over_in_flight_stops(services: YuxiServices) -> None:
+    async def stalls(tool_context: ToolContext) -> dict[str, Any]:
+        """Stalls past its lease; worker B takes the run over meanwhile."""
+        active = plugin.run_of(tool_context.invocation_id)
+        assert active is not None
+        await asyncio.sleep(0.45)
+        await RunLedger(services.store).take_over(active.run_id, "B", 30)
+        await asyncio.sleep(0.5)  # the next renewal finds the run taken
+        return {"done": True}
+
+    # A worker that renews too late to keep its lease: it stands for a stalled one.
+    plugin = LedgerPlugin(services.store, lease_seconds=0.3, renew_every=0.7)
+    runner, llm, _ = make_runner(services, [call("stalls"), "never said"], ledger=plugin)
+    runner.agent.tools.append(FunctionTool(stalls))  # type: ignore[union-attr]
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    events = await run(runner, session.id, user_text("go"))
+    assert events[-1].error_code == "worker_lease_expired"
+    assert len(llm.requests) == 1
+    async with services.store.read() as tx:
+        row = await tx.fetchone("SELECT worker, status FROM yx_runs")
+    assert row is not None and tuple(row) == ("B", "running")
