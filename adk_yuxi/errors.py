@@ -37,6 +37,7 @@ class ToolErrorCode(StrEnum):
     RESOURCE_NOT_AVAILABLE = "resource_not_available"
     LIMIT_REACHED = "limit_reached"
     TOOL_FAILED = "tool_failed"
+    CONFLICT = "conflict"
     RUN_ENDING = "run_ending"
     MALFORMED_ARGUMENTS = "malformed_arguments"
     INVALID_FINAL_ANSWER = "invalid_final_answer"
@@ -62,6 +63,10 @@ _ADVICE: dict[ToolErrorCode, str] = {
     ToolErrorCode.TOOL_FAILED: (
         "The tool failed while running, so there is no result. You may try once more"
         " with different arguments or answer without it."
+    ),
+    ToolErrorCode.CONFLICT: (
+        "This was already recorded or settled differently, so nothing changed. Do not"
+        " repeat the call; carry on with what is recorded."
     ),
     ToolErrorCode.RUN_ENDING: "This run is ending, so the tool did not run.",
     ToolErrorCode.MALFORMED_ARGUMENTS: (

@@ -6,7 +6,7 @@ list lapsed leases, `take_over` one explicitly). The plugin also carries what th
 tools act on (waiting points, marks, access repository, workspace).
 """
 
-from ._errors import LeaseExpired, LeaseHeld, LedgerError, RunNotFound
+from ._errors import LeaseExpired, LeaseHeld, LedgerError, RunNotFound, WorkerLeaseExpired
 from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
 from ._store import RUN_STATUSES, RunLedger, RunRecord
 from ._workspace import UnsafeUserId, per_user_workspaces
@@ -23,6 +23,7 @@ __all__ = [
     "RunNotFound",
     "RunRecord",
     "UnsafeUserId",
+    "WorkerLeaseExpired",
     "WorkspaceRoot",
     "ledger_plugin_of",
     "per_user_workspaces",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from adk_yuxi.errors import YuxiError
+from adk_yuxi.errors import RunStopped, YuxiError
 
-__all__ = ["LeaseExpired", "LeaseHeld", "LedgerError", "RunNotFound"]
+__all__ = ["LeaseExpired", "LeaseHeld", "LedgerError", "RunNotFound", "WorkerLeaseExpired"]
 
 
 class LedgerError(YuxiError):
@@ -42,3 +42,11 @@ class LeaseExpired(LedgerError):
             " (RunLedger.take_over) before resuming it"
         )
         self.run_id = run_id
+
+
+class WorkerLeaseExpired(RunStopped):
+    """The run's lease was taken over by another worker while this one ran it; this
+    worker's copy of the run ends at its next model call."""
+
+    CODE = "WORKER_LEASE_EXPIRED"
+    PUBLIC_TEXT = "another worker took this run over after its lease expired"

@@ -39,15 +39,15 @@ from typing_extensions import override
 
 from .._sql.store import SqlStore, make_store
 from ..access import AccessRepository
+from ..errors import RunStopped, ToolErrorCode, tool_error
 from ..marks import MarkStore
 from ..waitpoints import WaitpointStore
-from ._errors import LeaseExpired, LeaseHeld
+from ._errors import LeaseExpired, LeaseHeld, WorkerLeaseExpired
 from ._store import RunLedger, RunRecord
 
 __all__ = ["PLUGIN_NAME", "ActiveRun", "LedgerPlugin", "WorkspaceRoot", "ledger_plugin_of"]
 
 PLUGIN_NAME = "yuxi_ledger"
-WORKER_LEASE_EXPIRED = LeaseExpired.code
 WorkspaceRoot = str | Path | Callable[[str], str | Path]
 """The user's workspace: one directory (an App for one user), or user id -> directory."""
 
@@ -61,7 +61,7 @@ class ActiveRun:
 
     record: RunRecord
     owner: asyncio.Task[Any] | None
-    stopped: tuple[str, str] | None = None
+    stopped: type[RunStopped] | None = None
     paused: bool = False
     final: bool = False
     renewer: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -76,12 +76,12 @@ class ActiveRun:
 
     @property
     def lost(self) -> bool:
-        return self.stopped is not None and self.stopped[0] == WORKER_LEASE_EXPIRED
+        return self.stopped is WorkerLeaseExpired
 
-    def stop(self, code: str, reason: str) -> None:
+    def stop(self, stop: type[RunStopped]) -> None:
         """Ends the run at its next model call (and refuses its next tool calls)."""
         if self.stopped is None:
-            self.stopped = (code, reason)
+            self.stopped = stop
 
 
 def _default_worker() -> str:
@@ -148,7 +148,7 @@ class LedgerPlugin(BasePlugin):
                 continue
             if not held:
                 logger.warning("run %s was taken over by another worker", active.run_id)
-                active.stop(WORKER_LEASE_EXPIRED, "another worker took this run over")
+                active.stop(WorkerLeaseExpired)
                 return
 
     async def _close(self, active: ActiveRun, status: str, error: str | None = None) -> None:
@@ -202,7 +202,7 @@ class LedgerPlugin(BasePlugin):
             active.final = not active.paused and event.is_final_response()
         return None
 
-    def _stopped(self, invocation_id: str) -> tuple[str, str] | None:
+    def _stopped(self, invocation_id: str) -> type[RunStopped] | None:
         active = self._runs.get(invocation_id)
         return None if active is None else active.stopped
 
@@ -213,23 +213,18 @@ class LedgerPlugin(BasePlugin):
         stopped = self._stopped(callback_context.invocation_id)
         if stopped is None:
             return None
-        code, reason = stopped
-        return LlmResponse(
-            content=types.Content(role="model", parts=[types.Part(text=f"Stopped: {reason}.")]),
-            error_code=code,
-            error_message=reason,
-            turn_complete=True,
-        )
+        # Imported here: the runtime imports the base tools, which import this package.
+        from ..runtime._refusals import stop_response
+
+        return stop_response(stopped)
 
     @override
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        stopped = self._stopped(tool_context.invocation_id)
-        if stopped is None:
+        if self._stopped(tool_context.invocation_id) is None:
             return None
-        message = "This run is ending, so the tool did not run."
-        return {"error": {"code": stopped[0], "tool": tool.name, "message": message}}
+        return tool_error(ToolErrorCode.RUN_ENDING, tool.name)
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:

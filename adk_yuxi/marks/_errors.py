@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_yuxi.errors import YuxiError
+from adk_yuxi.errors import RunStopped, YuxiError
 
 __all__ = ["MarkConflict", "MarkError", "MarkRefused"]
 
@@ -23,10 +23,10 @@ class MarkConflict(MarkError):
 
 
 class MarkRefused(MarkError, PermissionError):
-    """A check made inside the mark's transaction failed; nothing was saved.
-    `code` says which: ``agent_execution_revoked`` or ``worker_lease_expired``."""
+    """A check made inside the mark's transaction failed; nothing was saved. `stop`
+    is how the run ends because of it (a revoked right, a lease taken over)."""
 
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(f"{code}: {reason}")
-        self.code = code
+    def __init__(self, stop: type[RunStopped], reason: str) -> None:
+        super().__init__(f"{stop.CODE}: {reason}")
+        self.stop = stop
         self.reason = reason

@@ -19,13 +19,15 @@ from typing import Any
 
 from .._sql.errors import InvalidPageTokenError
 from .._sql.store import IntegrityViolation, SqlStore, Tx
+from ..errors import RunStopped
 from . import _schema  # noqa: F401  (registers the table)
 from ._errors import MarkConflict, MarkRefused
 
 __all__ = ["Check", "Mark", "MarkPage", "MarkStore"]
 
-Check = tuple[str, Callable[[Tx], Awaitable[str | None]]]
-"""A refusal code and a query run inside the mark's transaction: None allows."""
+Check = tuple[type[RunStopped], Callable[[Tx], Awaitable[str | None]]]
+"""How a refusal ends the run, and a query run inside the mark's transaction that says
+why it refuses (None allows)."""
 
 _COLUMNS = (
     "id, run_id, call_id, app_name, user_id, agent_name, session_id, invocation_id,"
@@ -116,10 +118,10 @@ class MarkStore:
         }
         try:
             async with self.store.write() as tx:
-                for code, check in checks:
+                for stop, check in checks:
                     denial = await check(tx)
                     if denial is not None:
-                        raise MarkRefused(code, denial)
+                        raise MarkRefused(stop, denial)
                 found = await self._find(tx, run_id, call_id)
                 if found is None:
                     await tx.execute(

@@ -17,8 +17,10 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.plugins.base_plugin import BasePlugin
 from pydantic import BaseModel
 
+from .._sql.store import SqlStore
 from ..access import AccessRepository, Principal
 from ..guards import ToolRetriever
+from ..ledger import LedgerPlugin
 from ..mcp import McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
@@ -60,6 +62,7 @@ def build_app(
     settings: ToolSettings | None = None,
     output_schema: type[BaseModel] | None = None,
     tool_retriever: ToolRetriever | None = None,
+    records: SqlStore | str | None = None,
 ) -> App:
     """Assembles the runs of `config` for `principal`: one fixed `Principal`, or a
     `PrincipalSource` (e.g. `AccessRepository.load_principal`) asked for the user of
@@ -72,7 +75,11 @@ def build_app(
     authorization plugin is registered first, so it runs before any other plugin can
     answer a call. `cache_size` bounds how many per-principal runtimes are kept.
     `settings` configures the tools that need server-side configuration (web search
-    providers, say); tools it leaves unusable are not part of any run.
+    providers, say); tools it leaves unusable are not part of any run. `records` (a
+    database URL or the services' `SqlStore`) adds a `LedgerPlugin` after the
+    authorization plugin: every run is recorded with its lease, and the base tools keep
+    their waiting points and marks there (marks re-check `repository`; presented files
+    come from `workspace`). Without it the base tools answer `tool_not_available`.
 
     The agent (and so its model) is shared by every user of a source-backed app: the
     config's `model` is used as given there, while for a fixed non-admin principal it
@@ -124,4 +131,11 @@ def build_app(
         retriever=tool_retriever,
         structured=output_schema is not None,
     )
-    return App(name=app_name or config.name, root_agent=agent, plugins=[plugin, *guards, *plugins])
+    ledger: list[BasePlugin] = []
+    if records is not None:
+        ledger.append(LedgerPlugin(records, repository=repository, workspace=workspace))
+    return App(
+        name=app_name or config.name,
+        root_agent=agent,
+        plugins=[plugin, *ledger, *guards, *plugins],
+    )

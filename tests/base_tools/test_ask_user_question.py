@@ -172,7 +172,7 @@ async def test_stored_questions_that_no_longer_validate_fail_clearly(
         await plugin.waitpoints.answer(point.id, {"colour": "red"}, user_id=USER)
     events = await run(runner, session.id, direct(point.id, {"colour": "red"}))
     (result,) = responses(events, "ask_user_question")
-    assert result["error"]["code"] == "waitpoint_invalid"
+    assert result["error"]["code"] == "tool_failed"
     assert (await plugin.waitpoints.get(point.id, user_id=USER)).status == "pending"
     await runner.close()
 
@@ -257,6 +257,6 @@ async def test_storage_failure_opens_nothing_and_the_run_goes_on(services: YuxiS
     finally:
         await services.store.write_one("ALTER TABLE yx_waitpoints_away RENAME TO yx_waitpoints")
     (result,) = responses(events, "ask_user_question")
-    assert result["error"]["code"] == "storage_unavailable"
+    assert result["error"]["code"] == "tool_failed"
     assert pending_calls(events) == [] and events[-1].content.parts[0].text == "ok"
     await runner.close()

@@ -146,7 +146,7 @@ async def test_a_run_taken_over_in_flight_stops(services: YuxiServices) -> None:
     runner.agent.tools.append(FunctionTool(stalls))  # type: ignore[union-attr]
     session = await services.session_service.create_session(app_name=APP, user_id=USER)
     events = await run(runner, session.id, user_text("go"))
-    assert events[-1].error_code == "worker_lease_expired"
+    assert events[-1].error_code == "WORKER_LEASE_EXPIRED"
     assert len(llm.requests) == 1
     async with services.store.read() as tx:
         row = await tx.fetchone("SELECT worker, status FROM yx_runs")

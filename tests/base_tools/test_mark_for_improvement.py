@@ -51,7 +51,7 @@ async def test_saves_once_per_call_and_conflicts_on_another_reason(services: Yux
     first, replay, conflict, second = responses(events, NAME)
     assert first["saved"] is True and first["id"].startswith("mark-")
     assert replay == first
-    assert conflict["error"]["code"] == "mark_conflict"
+    assert conflict["error"]["code"] == "conflict"
     assert second["saved"] is True and second["id"] != first["id"]
     assert second["run_id"] == first["run_id"]
     saved = await rows(services)
@@ -84,7 +84,7 @@ async def test_storage_failure_is_a_tool_error_and_the_run_goes_on(services: Yux
     finally:
         await services.store.write_one("ALTER TABLE yx_marks_away RENAME TO yx_marks")
     (result,) = responses(events, NAME)
-    assert result["error"]["code"] == "storage_unavailable"
+    assert result["error"]["code"] == "tool_failed"
     assert events[-1].content.parts[0].text == "carrying on"
     assert await rows(services) == []
 
@@ -115,8 +115,8 @@ async def test_revoked_right_refuses_the_mark_and_ends_the_run(services: YuxiSer
     events = await run(runner, await session_id(services), user_text("hi"))
     kept, refused = responses(events, NAME)
     assert kept["saved"] is True
-    assert refused["error"]["code"] == "agent_execution_revoked"
-    assert events[-1].error_code == "agent_execution_revoked"
+    assert refused["error"]["code"] == "run_ending"
+    assert events[-1].error_code == "AGENT_EXECUTION_REVOKED"
     assert len(llm.requests) == 3
     assert [r[5] for r in await rows(services)] == ["worth keeping"]
 
@@ -143,8 +143,8 @@ async def test_mark_refused_once_the_lease_is_taken_over(services: YuxiServices)
     runner.agent.tools.append(FunctionTool(lapse))  # type: ignore[union-attr]
     events = await run(runner, await session_id(services), user_text("hi"))
     (refused,) = responses(events, NAME)
-    assert refused["error"]["code"] == "worker_lease_expired"
-    assert events[-1].error_code == "worker_lease_expired"
+    assert refused["error"]["code"] == "run_ending"
+    assert events[-1].error_code == "WORKER_LEASE_EXPIRED"
     assert await rows(services) == []
 
 

@@ -111,7 +111,7 @@ async def test_one_bad_path_saves_nothing(
 ) -> None:
     sid, events = await present(services, workspace, ["/workspace/data.csv", bad])
     (result,) = responses(events, NAME)
-    assert result["error"]["code"] == "invalid_path"
+    assert result["error"]["code"] == "resource_not_available"
     assert [p["path"] for p in result["error"]["problems"]] == [bad]
     assert (
         await services.artifact_service.list_artifact_keys(
@@ -132,9 +132,9 @@ async def test_symlink_inside_the_workspace_is_followed(
 
 async def test_repeated_path_and_missing_workspace(services: YuxiServices, workspace: Path) -> None:
     _, events = await present(services, workspace, ["/workspace/data.csv"] * 2)
-    assert responses(events, NAME)[0]["error"]["code"] == "invalid_path"
+    assert responses(events, NAME)[0]["error"]["code"] == "resource_not_available"
     _, events = await present(services, None, ["/workspace/data.csv"])
-    assert responses(events, NAME)[0]["error"]["code"] == "not_configured"
+    assert responses(events, NAME)[0]["error"]["code"] == "tool_not_available"
 
 
 async def test_workspace_per_user(services: YuxiServices, workspace: Path) -> None:

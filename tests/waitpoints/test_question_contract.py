@@ -94,7 +94,7 @@ def test_free_text_question_has_no_options() -> None:
 def test_rejected(case: str, args: dict[str, Any]) -> None:
     with pytest.raises(ToolArgumentsError) as raised:
         TOOL.validate_arguments(args)
-    assert raised.value.to_response()["error"]["code"] == "invalid_arguments"
+    assert raised.value.tool_name == "ask_user_question" and raised.value.problems
 
 
 def test_five_questions_and_five_options_are_the_limits() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from google.adk.events.request_input import RequestInput
 from google.adk.tools.tool_context import ToolContext
 
+from ...errors import ToolErrorCode, tool_error
 from ...ledger import ledger_plugin_of
 from ...waitpoints import (
     AnswerRejected,
@@ -30,7 +31,6 @@ from ...waitpoints import (
     WaitpointConflict,
 )
 from .._registry import tool
-from ._errors import base_tool_error
 
 __all__ = ["ask_user_question", "render_questions"]
 
@@ -142,12 +142,12 @@ async def ask_user_question(
     """
     plugin = ledger_plugin_of(tool_context)
     if plugin is None:
-        yield base_tool_error("not_configured", "ask_user_question")
+        yield tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, "ask_user_question")
         return
     call_id = tool_context.run_id
     invocation_id = tool_context.invocation_id
     if not call_id or not invocation_id:
-        yield base_tool_error("no_call_identity", "ask_user_question")
+        yield tool_error(ToolErrorCode.TOOL_FAILED, "ask_user_question")
         return
     session = tool_context.session
     try:
@@ -161,19 +161,19 @@ async def ask_user_question(
         )
     except Exception:  # storage down: no waiting point, the model can ask in its reply
         logger.exception("opening the waiting point of call %s failed", call_id)
-        yield base_tool_error("storage_unavailable", "ask_user_question")
+        yield tool_error(ToolErrorCode.TOOL_FAILED, "ask_user_question")
         return
     try:
         stored = point.question_set()
     except StoredQuestionsInvalid as invalid:
-        yield base_tool_error("waitpoint_invalid", "ask_user_question", detail=invalid.reason)
+        yield tool_error(ToolErrorCode.TOOL_FAILED, "ask_user_question", detail=invalid.reason)
         return
     response = tool_context.resume_inputs.get(point.id)
     if point.status != "pending":
         if response is None or response == point.resume_payload():
             yield _result(point, stored)
         else:
-            yield base_tool_error("waitpoint_conflict", "ask_user_question", status=point.status)
+            yield tool_error(ToolErrorCode.CONFLICT, "ask_user_question", status=point.status)
         return
     if response is None:
         yield _ask(point, stored)
@@ -186,6 +186,6 @@ async def ask_user_question(
         yield _ask(point, stored, "; ".join(p["problem"] for p in rejected.problems))
         return
     except WaitpointConflict as conflict:
-        yield base_tool_error("waitpoint_conflict", "ask_user_question", status=conflict.status)
+        yield tool_error(ToolErrorCode.CONFLICT, "ask_user_question", status=conflict.status)
         return
     yield _result(point, stored)

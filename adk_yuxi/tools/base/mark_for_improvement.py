@@ -13,11 +13,11 @@ from typing import Annotated, Any
 from google.adk.tools.tool_context import ToolContext
 from pydantic import StringConstraints
 
-from ...access import AccessRepository
-from ...ledger import RunLedger, ledger_plugin_of
+from ...access import AccessRepository, AgentExecutionRevoked
+from ...errors import ToolErrorCode, tool_error
+from ...ledger import RunLedger, WorkerLeaseExpired, ledger_plugin_of
 from ...marks import Check, MarkConflict, MarkRefused
 from .._registry import tool
-from ._errors import base_tool_error
 
 __all__ = ["MAX_REASON_CHARS", "mark_for_improvement"]
 
@@ -47,25 +47,25 @@ async def mark_for_improvement(reason: Reason, tool_context: ToolContext) -> dic
     """
     plugin = ledger_plugin_of(tool_context)
     if plugin is None:
-        return base_tool_error("not_configured", NAME)
+        return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, NAME)
     call_id = tool_context.function_call_id
     invocation_id = tool_context.invocation_id
     active = plugin.run_of(invocation_id) if invocation_id else None
     if not call_id or active is None:
-        return base_tool_error("no_call_identity", NAME)
+        return tool_error(ToolErrorCode.TOOL_FAILED, NAME)
     session = tool_context.session
     agent = tool_context.agent_name
     checks: list[Check] = []
     if plugin.repository is not None:
         checks.append(
             (
-                "agent_execution_revoked",
+                AgentExecutionRevoked,
                 lambda tx: AccessRepository.execution_denial_in(tx, session.user_id, agent),
             )
         )
     checks.append(
         (
-            "worker_lease_expired",
+            WorkerLeaseExpired,
             lambda tx: RunLedger.lease_denial(tx, active.run_id, active.worker),
         )
     )
@@ -82,11 +82,12 @@ async def mark_for_improvement(reason: Reason, tool_context: ToolContext) -> dic
             checks=checks,
         )
     except MarkRefused as refused:
-        active.stop(refused.code, refused.reason)
-        return base_tool_error(refused.code, NAME)
+        logger.warning("mark refused, run %s ends: %s", active.run_id, refused)
+        active.stop(refused.stop)
+        return tool_error(ToolErrorCode.RUN_ENDING, NAME)
     except MarkConflict:
-        return base_tool_error("mark_conflict", NAME)
+        return tool_error(ToolErrorCode.CONFLICT, NAME)
     except Exception:  # storage down or failing: the run goes on without the mark
         logger.exception("saving a mark of run %s failed", active.run_id)
-        return base_tool_error("storage_unavailable", NAME)
+        return tool_error(ToolErrorCode.TOOL_FAILED, NAME)
     return {"id": mark.id, "run_id": mark.run_id, "saved": True}

@@ -23,9 +23,9 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from pydantic import Field
 
+from ...errors import ToolErrorCode, tool_error
 from ...ledger import UnsafeUserId, ledger_plugin_of
 from .._registry import tool
-from ._errors import base_tool_error
 
 __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VIRTUAL_ROOT", "present_artifacts"]
 
@@ -121,9 +121,11 @@ async def present_artifacts(
     except UnsafeUserId:
         root = None
     if root is None:
-        return base_tool_error("not_configured", NAME)
+        return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, NAME)
     if len(set(filepaths)) != len(filepaths):
-        return base_tool_error("invalid_path", NAME, problems=[{"problem": "a path is repeated"}])
+        return tool_error(
+            ToolErrorCode.RESOURCE_NOT_AVAILABLE, NAME, problems=[{"problem": "a path is repeated"}]
+        )
     files: list[_File] = []
     problems: list[dict[str, str]] = []
     for path in filepaths:
@@ -132,7 +134,7 @@ async def present_artifacts(
         except _Refused as refused:
             problems.append({"path": path, "problem": refused.problem})
     if problems:
-        return base_tool_error("invalid_path", NAME, problems=problems)
+        return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, NAME, problems=problems)
     cards: list[dict[str, Any]] = []
     for f in files:
         try:
@@ -141,7 +143,7 @@ async def present_artifacts(
             )
         except Exception:  # the artifact service failed mid-way: say what was saved
             logger.exception("saving artifact %r failed", f.name)
-            return base_tool_error("artifact_save_failed", NAME, saved=cards)
+            return tool_error(ToolErrorCode.TOOL_FAILED, NAME, saved=cards)
         cards.append(
             {
                 "name": f.name,
