@@ -1,6 +1,14 @@
 """Knowledge bases: ingestion into the platform database, ranked search in Chinese and
 English, and the built-in knowledge MCP server reached with per-user delegation."""
 
+from ._builtin import (
+    KNOWLEDGE_SERVER_NAME,
+    KNOWLEDGE_SKILL_DIR,
+    KNOWLEDGE_SKILL_NAME,
+    SESSION_SELECTION_KEY,
+    KnowledgeDelegation,
+    install_knowledge,
+)
 from ._chunking import Chunk, chunk_lines
 from ._delegation import (
     DEFAULT_AUDIENCE,
@@ -38,8 +46,12 @@ from ._store import KnowledgeStore
 
 __all__ = [
     "DEFAULT_AUDIENCE",
+    "KNOWLEDGE_SERVER_NAME",
+    "KNOWLEDGE_SKILL_DIR",
+    "KNOWLEDGE_SKILL_NAME",
     "KNOWLEDGE_TOOL_NAMES",
     "MAX_TTL_SECONDS",
+    "SESSION_SELECTION_KEY",
     "Chunk",
     "ChunkHit",
     "Delegation",
@@ -55,6 +67,7 @@ __all__ = [
     "KbInfo",
     "KnowledgeAccessDenied",
     "KnowledgeBase",
+    "KnowledgeDelegation",
     "KnowledgeError",
     "KnowledgeFile",
     "KnowledgeService",
@@ -69,5 +82,6 @@ __all__ = [
     "UnknownKnowledgeBaseError",
     "build_knowledge_server",
     "chunk_lines",
+    "install_knowledge",
     "serve_knowledge_http",
 ]

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
 
+from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.tools.mcp_tool.mcp_session_manager import (
     SseConnectionParams,
     StdioConnectionParams,
@@ -24,7 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from adk_yuxi.errors import YuxiError
 
-__all__ = ["McpServerConfig", "McpServerRegistry", "UnknownMcpServerError"]
+__all__ = [
+    "DelegatedServerError",
+    "DelegationSource",
+    "McpServerConfig",
+    "McpServerRegistry",
+    "UnknownMcpServerError",
+]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
@@ -36,6 +44,24 @@ class UnknownMcpServerError(YuxiError, KeyError):
 
     def __str__(self) -> str:
         return f"no MCP server is configured under the name {self.name!r}"
+
+
+class DelegatedServerError(YuxiError, ValueError):
+    """A delegated (built-in) server was given a credential of its own."""
+
+
+class DelegationSource(Protocol):
+    """Mints the headers that let a built-in server act for the run's user.
+
+    Asked before every MCP request of a run (ADK's header provider), with the run's
+    user and the knowledge bases its agent may use; the session's own selection is in
+    ``ctx``. A server with a delegation source is built in: it takes no configured
+    credential, and every user may reach it (its rights are per resource, per call).
+    """
+
+    def headers_for(
+        self, ctx: ReadonlyContext, user_id: str, knowledge_bases: Sequence[str]
+    ) -> dict[str, str]: ...
 
 
 class McpServerConfig(BaseModel):
@@ -80,9 +106,13 @@ class McpServerConfig(BaseModel):
             url=self.url, headers=self.headers, timeout=self.timeout
         )
 
-    def toolset(self) -> McpToolset:
+    def toolset(self, header_provider: Any = None) -> McpToolset:
         """A new, not yet connected toolset for this server."""
-        return McpToolset(connection_params=self._connection(), tool_name_prefix=self.tool_prefix)
+        return McpToolset(
+            connection_params=self._connection(),
+            tool_name_prefix=self.tool_prefix,
+            header_provider=header_provider,
+        )
 
 
 class McpServerRegistry:
@@ -92,6 +122,7 @@ class McpServerRegistry:
     def __init__(self, servers: list[McpServerConfig] | None = None) -> None:
         self._lock = threading.Lock()
         self._servers: dict[str, McpServerConfig] = {}
+        self._delegation: dict[str, DelegationSource] = {}
         for server in servers or []:
             self.register(server)
 
@@ -106,7 +137,36 @@ class McpServerRegistry:
         with self._lock:
             if server.name not in self._servers:
                 raise UnknownMcpServerError(server.name)
+            if server.name in self._delegation:
+                _refuse_credentials(server)
             self._servers[server.name] = server
+
+    def attach_delegation(self, name: str, source: DelegationSource) -> None:
+        """Makes ``name`` a built-in server reached with per-user delegation."""
+        with self._lock:
+            if name not in self._servers:
+                raise UnknownMcpServerError(name)
+            _refuse_credentials(self._servers[name])
+            self._delegation[name] = source
+
+    def is_builtin(self, name: str) -> bool:
+        return name in self._delegation
+
+    def toolset(
+        self, name: str, *, user_id: str, knowledge_bases: Sequence[str] = ()
+    ) -> McpToolset:
+        """A not yet connected toolset for one run's user; a built-in server's requests
+        carry a delegation minted for that user at each request."""
+        server = self.get(name)
+        source = self._delegation.get(name)
+        if source is None:
+            return server.toolset()
+        kbs = tuple(knowledge_bases)
+
+        def headers(ctx: ReadonlyContext) -> dict[str, str]:
+            return source.headers_for(ctx, user_id, kbs)
+
+        return server.toolset(header_provider=headers)
 
     def get(self, name: str) -> McpServerConfig:
         try:
@@ -122,5 +182,14 @@ class McpServerRegistry:
             return [name for name, server in self._servers.items() if server.enabled]
 
     def is_enabled(self, name: str) -> bool:
+        """Live: a server switched off after a run was assembled is off for its next step."""
         server = self._servers.get(name)
         return server is not None and server.enabled
+
+
+def _refuse_credentials(server: McpServerConfig) -> None:
+    if server.headers or server.env:
+        raise DelegatedServerError(
+            f"MCP server {server.name!r} is reached with per-user delegation; it takes no"
+            " configured headers or environment (no shared or admin credential)"
+        )

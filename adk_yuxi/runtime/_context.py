@@ -207,8 +207,13 @@ def prepare_runtime_context(
         agent=config.name,
     )
     base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
+    # A built-in (delegated) server needs no share of its own: what it serves is checked
+    # per resource and per call, on the user's current rights.
     usable_mcps = [
-        m for m in mcp_registry.enabled() if principal.may_use(ResourceKind.MCP_SERVER, m)
+        m
+        for m in mcp_registry.enabled()
+        if principal.may_use(ResourceKind.MCP_SERVER, m)
+        or (mcp_registry.is_builtin(m) and principal.user.active)
     ]
     claimed_tools, claimed_mcps = _claimed(config, catalog)
     unclaimed_tools = [t for t in usable_tools if t not in claimed_tools]

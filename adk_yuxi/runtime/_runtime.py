@@ -102,7 +102,12 @@ class Runtime:
                 if visibility.shows_tool(tool.name):
                     self._skill_tools.add(tool)
                     add(tool, "the skill loader")
-        active = [s for s in self.tools.mcp if visibility.shows_server(s)]
+        # A server switched off since assembly is unavailable from the next step on: its
+        # tools leave the model's view and a call to one gets `tool_not_available`.
+        registry = self.context.mcp_registry
+        active = [
+            s for s in self.tools.mcp if visibility.shows_server(s) and registry.is_enabled(s)
+        ]
         listed = await asyncio.gather(
             *(self.tools.mcp[s].get_tools_with_prefix(ctx) for s in active),
             return_exceptions=True,

@@ -72,7 +72,12 @@ def resolve_runtime_tools(context: RuntimeContext) -> RuntimeTools:
             skills=[context.skill(n).skill for n in context.skills],
             discovery_mode=SkillDiscoveryMode.EAGER,
         )
-    mcp = {name: context.mcp_registry.get(name).toolset() for name in servers}
+    mcp = {
+        name: context.mcp_registry.toolset(
+            name, user_id=context.user_id, knowledge_bases=context.knowledge_bases
+        )
+        for name in servers
+    }
     return RuntimeTools(
         local=MappingProxyType(local), mcp=MappingProxyType(mcp), skill_toolset=skill_toolset
     )

@@ -39,7 +39,9 @@ class SkillCatalog:
         for server in spec.mcp_dependencies:
             if server not in self._mcp:
                 raise SkillValidationError(spec.name, f"unknown MCP server {server!r}")
-            if not self._mcp.is_enabled(server):
+            # A built-in server switched off keeps its skills known; the runtime reports
+            # them unavailable instead.
+            if not self._mcp.is_enabled(server) and not self._mcp.is_builtin(server):
                 raise SkillValidationError(spec.name, f"MCP server {server!r} is disabled")
         with self._lock:
             if spec.name in self._skills:
