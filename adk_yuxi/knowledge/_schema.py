@@ -1,15 +1,17 @@
 """The knowledge tables: bases, files, parsed text, chunks and their full-text index.
 
-Written as plain DDL per backend so it can run as one step of the platform schema's
-migrations. Base and file rows carry no rights: who may read a knowledge base is its
-share config in ``yx_resources`` (kind ``knowledge_base``, same id).
+The ``knowledge`` part of the schema's migration home, registered when this package is
+imported, so every store applies it on its next ``ready()``. Base and file rows carry
+no rights: who may read a knowledge base is its share config in ``yx_resources`` (kind
+``knowledge_base``, same id).
 """
 
 from __future__ import annotations
 
+from .._sql import Migration, SchemaPart, Step, register_schema_part
 from .._sql.urls import Backend
 
-__all__ = ["KNOWLEDGE_DDL"]
+__all__ = ["KNOWLEDGE_DDL", "KNOWLEDGE_SCHEMA"]
 
 _COMMON = [
     """CREATE TABLE IF NOT EXISTS yx_kb_bases (
@@ -74,3 +76,14 @@ KNOWLEDGE_DDL: dict[Backend, list[str]] = {
         "CREATE INDEX IF NOT EXISTS ix_yx_kb_chunks_tsv ON yx_kb_chunks USING GIN (tsv)",
     ],
 }
+
+
+async def _baseline(m: Migration) -> None:
+    await m.run_ddl(KNOWLEDGE_DDL)
+
+
+KNOWLEDGE_SCHEMA = SchemaPart(
+    "knowledge",
+    (Step(1, "knowledge bases, files, parsed text, chunks and their full-text index", _baseline),),
+)
+register_schema_part(KNOWLEDGE_SCHEMA)

@@ -28,7 +28,7 @@ from ._errors import InvalidKnowledgeRequestError, UnknownFileError, UnknownKnow
 from ._ids import check_file_name, check_ident, check_kb_name
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress
-from ._schema import KNOWLEDGE_DDL
+from ._schema import KNOWLEDGE_SCHEMA
 from ._search import ChunkHit, file_scope, kb_scope, search_for
 
 __all__ = ["KnowledgeStore"]
@@ -39,7 +39,7 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
-_PG_DDL_LOCK = 0x59_4B_42_31
+_SCHEMA = KNOWLEDGE_SCHEMA  # importing it registers the knowledge part
 
 
 def _kb(row: Sequence[Any]) -> KnowledgeBase:
@@ -72,26 +72,14 @@ class KnowledgeStore:
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._converters = converters or default_converters()
         self._max_bytes = max_file_bytes
-        self._prepared = False
-        self._prepare_lock = asyncio.Lock()
 
     @property
     def store(self) -> SqlStore:
         return self._store
 
     async def prepare(self) -> None:
-        """Creates the platform schema and the knowledge tables if missing."""
-        if self._prepared:
-            return
-        async with self._prepare_lock:
-            if self._prepared:
-                return
-            async with self._store.write() as tx:
-                if tx.backend == "postgresql":
-                    await tx.execute(f"SELECT pg_advisory_xact_lock({_PG_DDL_LOCK})")
-                for statement in KNOWLEDGE_DDL[tx.backend]:
-                    await tx.execute(statement)
-            self._prepared = True
+        """Creates or migrates the schema, the ``knowledge`` part included."""
+        await self._store.ready()
 
     async def close(self) -> None:
         if self._owns_store:
