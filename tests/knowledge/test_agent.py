@@ -14,9 +14,10 @@ import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.adk.sessions import InMemorySessionService
 
-from adk_yuxi.access import AccessRepository, ResourceKind, ShareConfig
+from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from adk_yuxi.knowledge import (
     KNOWLEDGE_SERVER_NAME,
+    KNOWLEDGE_SKILL_NAME,
     SESSION_SELECTION_KEY,
     DelegationKeys,
     KnowledgeService,
@@ -65,8 +66,15 @@ async def world(sqlite_platform: Platform) -> AsyncIterator[World]:
         mcp = McpServerRegistry()
         skills = SkillCatalog(registry, mcp)
         install_knowledge(mcp, skills, url=url, signer=keys.signer())
-        await access.save_user(access_user := await access.get_user("alice"))
-        assert access_user.id == USER
+        # The skill is shared like any other; its knowledge is gated per base and call.
+        await access.save_resource(
+            ResourceRecord(
+                kind=ResourceKind.SKILL,
+                id=KNOWLEDGE_SKILL_NAME,
+                creator_id="admin",
+                share=ShareConfig.public(),
+            )
+        )
         yield World(sqlite_platform, mcp, skills, registry)
 
 
