@@ -79,6 +79,12 @@ PUBLIC: dict[str, set[str]] = {
         "schema_brief",
     },
     "adk_yuxi.knowledge": {
+        "KNOWLEDGE_SERVER_NAME",
+        "KNOWLEDGE_SKILL_DIR",
+        "KNOWLEDGE_SKILL_NAME",
+        "SESSION_SELECTION_KEY",
+        "KnowledgeDelegation",
+        "install_knowledge",
         "Chunk",
         "ChunkHit",
         "DEFAULT_AUDIENCE",
@@ -114,6 +120,8 @@ PUBLIC: dict[str, set[str]] = {
         "serve_knowledge_http",
     },
     "adk_yuxi.mcp": {
+        "DelegatedServerError",
+        "DelegationSource",
         "McpServerConfig",
         "McpServerRegistry",
         "UnknownMcpServerError",
