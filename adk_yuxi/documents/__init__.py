@@ -1,5 +1,6 @@
-"""Documents to Markdown: text, Markdown, HTML, PDF and Office files, one converter per
-format family, with typed errors for unsupported, corrupt, encrypted and oversize files.
+"""Documents to Markdown: text, Markdown, HTML, PDF and Office files, and images and
+scanned PDF pages through offline OCR (Chinese and English), one converter per format
+family, with typed errors for unsupported, corrupt, encrypted and oversize files.
 
 Used by knowledge-base ingestion and by the document tools; another family (OCR)
 plugs in with ``ConverterRegistry.register``.
@@ -11,6 +12,14 @@ from ._errors import (
     DocumentTooLargeError,
     PasswordProtectedDocumentError,
     UnsupportedDocumentError,
+)
+from ._ocr import ocr_unavailable_reason
+from ._ocr_converters import (
+    DEFAULT_MAX_OCR_PAGES,
+    ImageOcrConverter,
+    OcrNotAvailableError,
+    ScannedPdfConverter,
+    TooManyPagesError,
 )
 from ._registry import (
     Converter,
@@ -24,6 +33,7 @@ from ._source import DEFAULT_MAX_BYTES, DocumentSource
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_OCR_PAGES",
     "ConvertedDocument",
     "Converter",
     "ConverterRegistry",
@@ -31,10 +41,15 @@ __all__ = [
     "DocumentError",
     "DocumentSource",
     "DocumentTooLargeError",
+    "ImageOcrConverter",
+    "OcrNotAvailableError",
     "PasswordProtectedDocumentError",
+    "ScannedPdfConverter",
+    "TooManyPagesError",
     "UnsupportedDocumentError",
     "aconvert_document",
     "convert_document",
     "default_converters",
     "normalize_markdown",
+    "ocr_unavailable_reason",
 ]

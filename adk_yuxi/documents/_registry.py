@@ -87,13 +87,22 @@ class ConverterRegistry:
 
 
 def default_converters() -> ConverterRegistry:
-    """A fresh registry with the built-in families: PDF, Office, HTML, text."""
+    """A fresh registry with the built-in families: PDF (scanned pages through OCR),
+    Office, HTML, images (OCR), text."""
     from ._html import HtmlConverter
+    from ._ocr_converters import ImageOcrConverter, ScannedPdfConverter
     from ._office import OfficeConverter
-    from ._pdf import PdfConverter
     from ._text import TextConverter
 
-    return ConverterRegistry([PdfConverter(), OfficeConverter(), HtmlConverter(), TextConverter()])
+    return ConverterRegistry(
+        [
+            ScannedPdfConverter(),
+            OfficeConverter(),
+            HtmlConverter(),
+            ImageOcrConverter(),
+            TextConverter(),
+        ]
+    )
 
 
 _default: ConverterRegistry | None = None

@@ -27,6 +27,15 @@ _OOXML_PARTS = {
     "xl/workbook.xml": "xlsx",
     "ppt/presentation.xml": "pptx",
 }
+_IMAGE_MAGIC = (
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",
+    b"GIF87a",
+    b"GIF89a",
+    b"BM",
+    b"II*\x00",
+    b"MM\x00*",
+)
 _EXTENSION_KINDS = {
     ".pdf": "pdf",
     ".docx": "docx",
@@ -78,8 +87,10 @@ class DocumentSource:
     @cached_property
     def kind(self) -> str:
         """``pdf``, ``docx``, ``xlsx``, ``pptx``, ``encrypted-office``, ``legacy-office``,
-        ``zip``, ``html`` or ``unknown`` (left to the text converter to try)."""
+        ``zip``, ``image``, ``html`` or ``unknown`` (left to the text converter to try)."""
         head = self.data[:8]
+        if head.startswith(_IMAGE_MAGIC) or (head[:4] == b"RIFF" and self.data[8:12] == b"WEBP"):
+            return "image"
         if self.data[:1024].lstrip().startswith(b"%PDF-"):
             return "pdf"
         if head == _CFB_MAGIC:

@@ -7,6 +7,8 @@ key never passes through the model, the session or the tool's arguments.
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from typing import Annotated, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -16,7 +18,7 @@ from ..tools import StrictFunctionTool, ToolSettings, ToolUnavailable
 from ._direct import check_url
 from ._errors import WebConfigError, WebToolError
 from ._provider import FetchProvider, SearchProvider
-from ._results import SearchQuery, TimeRange
+from ._results import FetchedPage, SearchQuery, TimeRange
 from ._select import fetch_provider, search_provider
 from ._settings import WebSettings, resolve_web_settings
 
@@ -33,6 +35,28 @@ Domain = Annotated[
         min_length=1, max_length=253, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\.[A-Za-z0-9-]+)*\.?$"
     ),
 ]
+
+
+class _PageCache:
+    """The last few pages one bound tool fetched, for reading on by offset."""
+
+    def __init__(self, size: int = 8, ttl_s: float = 300.0) -> None:
+        self._size = size
+        self._ttl = ttl_s
+        self._pages: OrderedDict[str, tuple[float, FetchedPage]] = OrderedDict()
+
+    def get(self, url: str) -> FetchedPage | None:
+        found = self._pages.get(url)
+        if found is None or time.monotonic() - found[0] > self._ttl:
+            return None
+        self._pages.move_to_end(url)
+        return found[1]
+
+    def put(self, url: str, page: FetchedPage) -> None:
+        self._pages[url] = (time.monotonic(), page)
+        self._pages.move_to_end(url)
+        while len(self._pages) > self._size:
+            self._pages.popitem(last=False)
 
 
 def _not_configured(tool: str) -> dict[str, Any]:
@@ -90,7 +114,12 @@ def web_search_tool(provider: SearchProvider | None) -> StrictFunctionTool:
 def web_fetch_tool(
     provider: FetchProvider | None, *, max_chars: int = 20_000
 ) -> StrictFunctionTool:
-    """The web_fetch tool on `provider` (None: the catalog's unbound declaration)."""
+    """The web_fetch tool on `provider` (None: the catalog's unbound declaration).
+
+    A call with `offset > 0` reads on from the page fetched by an earlier call of this
+    run's tool when it is recent (`_PageCache`), instead of downloading and converting
+    it again; `offset=0` always fetches afresh."""
+    pages = _PageCache()
 
     async def web_fetch(
         url: Annotated[str, Field(min_length=1, max_length=8192)],
@@ -103,11 +132,14 @@ def web_fetch_tool(
         """
         if provider is None:
             return _not_configured("web_fetch")
-        try:
-            check_url(url)
-            page = await provider.fetch(url)
-        except WebToolError as error:
-            return error.to_response("web_fetch")
+        page = pages.get(url) if offset > 0 else None
+        if page is None:
+            try:
+                check_url(url)
+                page = await provider.fetch(url)
+            except WebToolError as error:
+                return error.to_response("web_fetch")
+            pages.put(url, page)
         return page.window(offset, max_chars)
 
     return StrictFunctionTool(web_fetch)

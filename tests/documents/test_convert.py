@@ -109,7 +109,8 @@ def test_corrupt_files(data: bytes, name: str) -> None:
 def test_binary_and_legacy_files_are_unsupported() -> None:
     with pytest.raises(UnsupportedDocumentError, match="legacy"):
         convert_document(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, name="old.doc")
-    with pytest.raises(UnsupportedDocumentError):
+    with pytest.raises(CorruptDocumentError, match="not a readable image"):
+        # Images go through OCR; a broken one is corrupt, not unsupported.
         convert_document(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), name="a.png")
 
 
@@ -134,7 +135,7 @@ def test_another_family_plugs_in_before_the_text_converter() -> None:
 
     registry = default_converters()
     registry.register(Shouting(), before="text")
-    assert registry.names() == ["pdf", "office", "html", "shout", "text"]
+    assert registry.names() == ["pdf", "office", "html", "ocr-image", "shout", "text"]
     doc = convert_document(b"quiet\r\n", name="a.shout", registry=registry)
     assert (doc.markdown, doc.converter) == ("QUIET", "shout")
     with pytest.raises(ValueError, match="already registered"):

@@ -26,8 +26,8 @@ def pages() -> Iterator[PageServer]:
         yield server
 
 
-async def call_fetch(settings: WebSettings, **args: object) -> dict:
-    tool = bind_web_fetch(ToolSettings(settings, environ={}))
+async def call_fetch(settings: WebSettings, tool: object = None, **args: object) -> dict:
+    tool = tool or bind_web_fetch(ToolSettings(settings, environ={}))
     return await tool.func(**args)  # type: ignore[attr-defined,no-any-return]
 
 
@@ -35,13 +35,16 @@ async def test_direct_fetch_reads_on_by_offset(pages: PageServer) -> None:
     settings = WebSettings(
         fetch_provider="direct", fetch_max_chars=2000, unsafe_fetch_allow_networks=("127.0.0.1/32",)
     )
-    first = await call_fetch(settings, url=pages.url("/long"))
+    tool = bind_web_fetch(ToolSettings(settings, environ={}))
+    hits = pages.hits.get("/long", 0)
+    first = await call_fetch(settings, tool, url=pages.url("/long"))
     assert first["provider"] == "direct" and first["title"] == "Long"
     assert first["truncated"] is True and first["next_offset"] == 2000
     assert "call web_fetch again with offset=2000" in first["content"]
     seen = first["content"].split("\n\n[…")[0]
-    second = await call_fetch(settings, url=pages.url("/long"), offset=first["next_offset"])
+    second = await call_fetch(settings, tool, url=pages.url("/long"), offset=first["next_offset"])
     assert second["offset"] == 2000
+    assert pages.hits["/long"] == hits + 1  # read on from the page already fetched
     assert not second["content"].startswith(seen[:50])
     last = await call_fetch(settings, url=pages.url("/long"), offset=first["total_chars"] - 10)
     assert last["truncated"] is False and "next_offset" not in last
