@@ -151,3 +151,15 @@ async def test_a_run_taken_over_in_flight_stops(services: YuxiServices) -> None:
     async with services.store.read() as tx:
         row = await tx.fetchone("SELECT worker, status FROM yx_runs")
     assert row is not None and tuple(row) == ("B", "running")
+
+
+async def test_a_run_the_ledger_cannot_record_does_not_start(services: YuxiServices) -> None:
+    runner, llm, _ = make_runner(services, ["never said"])
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    await services.store.write_one("ALTER TABLE yx_runs RENAME TO yx_runs_away")
+    try:
+        with pytest.raises(Exception, match="yx_runs"):
+            await run(runner, session.id, user_text("hello"))
+    finally:
+        await services.store.write_one("ALTER TABLE yx_runs_away RENAME TO yx_runs")
+    assert llm.requests == []

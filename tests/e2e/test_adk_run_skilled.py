@@ -23,3 +23,22 @@ def test_adk_run_skilled_gates_until_the_skill_loads() -> None:
     assert '"value": 84' in out  # calculate: visible from the start (preloaded skill)
     assert out.count("save_note returned") == 1  # hidden until note-keeping was loaded
     assert 'load_skill returned {"skill_name": "note-keeping"' in out
+
+
+def test_adk_run_answers_a_question_at_the_prompt() -> None:
+    question = (
+        '{"questions": [{"question": "Which colour?", "options": ['
+        '{"label": "Red", "value": "red"}, {"label": "Blue", "value": "blue"}]}]}'
+    )
+    script = (
+        f"/call ask_user_question {question}\n"
+        "green\n"  # not an option: asked again at the same waiting point
+        "blue\n"
+        "exit\n"
+    )
+    done = run_command([str(BIN / "adk"), "run", "--in_memory", "agents/skilled"], stdin=script)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert out.count("[HITL input]") == 2, out[-3000:]
+    assert "That answer was not accepted" in out
+    assert '"answers": {"q-1": "blue"}' in out, out[-3000:]
