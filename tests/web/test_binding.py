@@ -143,6 +143,7 @@ async def test_a_configured_run_searches_through_the_provider(kit: Kit) -> None:
         )
         events = await run_turn(app, InMemorySessionService(), "s1", "search")
     assert "web_search" not in llm.tool_names(0)  # gated behind the research skill
+    assert "web_fetch" not in llm.tool_names(0)
     assert "web_search" in llm.tool_names(1)
     assert "web_fetch" not in llm.tool_names(1)  # fetching was not enabled
     found, refused = function_responses(events)["web_search"]
@@ -151,3 +152,16 @@ async def test_a_configured_run_searches_through_the_provider(kit: Kit) -> None:
     assert refused["error"]["code"] == "invalid_arguments"
     assert len([r for r in fake.requests if r[0] == TAVILY + "/search"]) == 1
     assert KEY not in str(llm.requests)
+
+
+def test_with_fetching_enabled_the_model_sees_web_fetch(kit: Kit) -> None:
+    host = WebSettings(fetch_provider="direct")
+    context = prepare_runtime_context(
+        kit.principal(),
+        CONFIG,
+        registry=kit.registry,
+        skills=kit.catalog,
+        settings=ToolSettings(host, environ={}),
+    )
+    assert "web_fetch" in context.tools and "web_search" not in context.tools
+    assert context.tool("web_fetch") is not kit.registry.get("web_fetch")
