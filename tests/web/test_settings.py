@@ -54,3 +54,16 @@ def test_secrets_never_print() -> None:
         assert "tvly-secret" not in text and "sk-secret" not in text
     with pytest.raises(ValueError, match="two settings sections"):
         ToolSettings(settings, settings)
+
+
+def test_retry_after_in_seconds_or_as_a_date() -> None:
+    import email.utils
+    import time
+
+    from adk_yuxi.web._http import parse_retry_after
+
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    assert parse_retry_after("-5") == 0.0 and parse_retry_after("1e9") == 24 * 3600.0
+    when = email.utils.formatdate(time.time() + 60, usegmt=True)
+    assert 55 <= (parse_retry_after(when) or 0) <= 61
