@@ -105,21 +105,27 @@ def test_host_settings_win_over_the_environment(kit: Kit) -> None:
     assert "research" in context.skills and context.tool("web_search") is not None
 
 
-async def test_a_run_without_configuration_shows_no_web_tools(kit: Kit) -> None:
-    llm = ScriptedLlm([call("web_search", query="x"), "done"])
+@pytest.mark.parametrize("configured", [False, True])
+async def test_the_model_sees_web_tools_only_when_configured(kit: Kit, configured: bool) -> None:
+    # No skill claims them here, so configuration alone decides whether they are shown.
+    config = AgentConfig(name="researcher", tools=None, skills=())
+    host = WebSettings(tavily_api_key=KEY, fetch_provider="direct")
+    llm = ScriptedLlm([call("web_search", query="x", max_results=99), "done"])
     app = build_app(
-        CONFIG,
+        config,
         kit.principal(),
         registry=kit.registry,
         skills=kit.catalog,
         model=llm,
-        settings=ToolSettings(environ={}),
+        settings=ToolSettings(host, environ={}) if configured else ToolSettings(environ={}),
     )
     events = await run_turn(app, InMemorySessionService(), "s1", "search")
-    assert "web_search" not in llm.tool_names(0) and "web_fetch" not in llm.tool_names(0)
-    assert "load_skill" not in llm.tool_names(0)
-    refused = function_responses(events)["web_search"][0]
-    assert refused["error"]["code"] == "tool_not_available"
+    shown = llm.tool_names(0)
+    assert ("web_search" in shown, "web_fetch" in shown) == (configured, configured)
+    assert "echo" in shown
+    result = function_responses(events)["web_search"][0]
+    # Unconfigured: refused by the runtime. Configured: reached the tool's own checks.
+    assert result["error"]["code"] == ("invalid_arguments" if configured else "tool_not_available")
 
 
 async def test_a_configured_run_searches_through_the_provider(kit: Kit) -> None:
@@ -165,3 +171,26 @@ def test_with_fetching_enabled_the_model_sees_web_fetch(kit: Kit) -> None:
     )
     assert "web_fetch" in context.tools and "web_search" not in context.tools
     assert context.tool("web_fetch") is not kit.registry.get("web_fetch")
+
+
+async def test_a_provider_error_is_a_tool_result_and_the_run_goes_on(kit: Kit) -> None:
+    from adk_yuxi.testing import tavily_error
+
+    with ProviderFakeServer(api_key=KEY) as fake:
+        fake.queue(TAVILY + "/search", tavily_error(429, "blocked", {"Retry-After": "3"}))
+        host = WebSettings(tavily_api_key=KEY, tavily_base_url=fake.base_url(TAVILY))
+        llm = ScriptedLlm([call("web_search", query="adk"), "I could not search just now."])
+        app = build_app(
+            AgentConfig(name="researcher", tools=("web_search",), skills=()),
+            kit.principal(),
+            registry=kit.registry,
+            skills=kit.catalog,
+            model=llm,
+            settings=ToolSettings(host, environ={}),
+        )
+        events = await run_turn(app, InMemorySessionService(), "s1", "search")
+    (result,) = function_responses(events)["web_search"]
+    assert result["error"]["code"] == "rate_limited"
+    assert result["error"]["retry_after_s"] == 3.0 and result["error"]["retryable"] is True
+    assert len(llm.requests) == 2  # the model was asked again, with the error in hand
+    assert "blocked" not in str(llm.requests[1])
