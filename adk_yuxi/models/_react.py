@@ -85,16 +85,14 @@ class ReactLlm(BaseLlm):
 
     def text_request(self, request: LlmRequest) -> LlmRequest:
         """The request the inner model gets: tools in the prompt, none declared."""
-        config = request.config.model_copy(deep=True) if request.config else None
         declarations = _declarations(request)
         instruction = system_instruction_text(request)
         if declarations:
             instruction = f"{instruction}\n\n{tools_prompt(declarations)}".strip()
-        if config is None:
-            config = types.GenerateContentConfig()
-        config.tools = None
-        config.tool_config = None
-        config.system_instruction = instruction or None
+        # A shallow copy: only top-level fields are replaced, nothing nested is changed.
+        config = (request.config or types.GenerateContentConfig()).model_copy(
+            update={"tools": None, "tool_config": None, "system_instruction": instruction or None}
+        )
         contents = [_as_text(c) for c in request.contents or []]
         return LlmRequest(model=self.inner.model, contents=contents, config=config)
 

@@ -3,13 +3,14 @@ retrieval never shows or runs more than the gates allow."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 from google.adk.tools.base_tool import BaseTool
 
 from adk_yuxi.guards import ToolRetrievalPlugin
-from adk_yuxi.runtime import SKILL_LOADER_TOOLS, AgentConfig, ToolRetrieval
+from adk_yuxi.runtime import SKILL_LOADER_TOOLS, AgentConfig, ToolRetrieval, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from tests.runtime._kit import Kit
 
@@ -131,3 +132,31 @@ def test_per_run_tables_stay_bounded() -> None:
         budget.charge(Ctx(f"inv-{i}"), "x")  # type: ignore[arg-type]
     assert budget.spent("inv-0") == 0
     assert budget.spent(f"inv-{RUNS_KEPT + 9}") == 1
+
+
+async def test_a_custom_retriever_plugs_into_build_app(kit: Kit) -> None:
+    """The interface an embedding retriever implements: it ranks only what it is given."""
+    seen: list[set[str]] = []
+
+    class Alphabetical:
+        def retrieve(self, query: str, candidates: Mapping[str, BaseTool], k: int) -> list[str]:
+            seen.append(set(candidates))
+            return [*sorted(candidates)[:k], "make_report", "drop_tables"]
+
+    llm = ScriptedLlm(["ok"])
+    agent = AgentConfig(
+        name="guarded", tools=TOOLS, skills=("reporting",), tool_retrieval=RETRIEVAL
+    )
+    app = build_app(
+        agent,
+        kit.principal(),
+        registry=kit.registry,
+        skills=kit.catalog,
+        model=llm,
+        tool_retriever=Alphabetical(),
+    )
+    await turn(app, "anything")
+    declared = set(llm.tool_names(0))
+    assert "make_report" not in seen[0] and "drop_tables" not in seen[0]
+    assert "make_report" not in declared and "drop_tables" not in declared
+    assert {"convert_currency", "echo"} <= declared
