@@ -10,6 +10,8 @@ import pytest
 
 from adk_yuxi.models import REACT_PARSE_FAILED, ModelConfigError, ReactLlm, resolve_model
 from adk_yuxi.models._react_format import ReactParseError, parse_reply
+from adk_yuxi.models._request import system_instruction_text
+from adk_yuxi.runtime import ToolRetrieval
 from adk_yuxi.testing import OpenAIScriptServer, ScriptedLlm
 from tests.runtime._kit import Kit
 
@@ -115,3 +117,13 @@ async def test_replies_that_never_parse_end_the_step_with_an_error(kit: Kit) -> 
     assert events[-1].error_code == REACT_PARSE_FAILED
     assert len(inner.requests) == 3
     assert kit.ran["get_weather"] == 0
+
+
+async def test_the_prompt_describes_only_the_tools_retrieved_this_step(kit: Kit) -> None:
+    inner = ScriptedLlm(["Answer: 晴"])
+    retrieval = ToolRetrieval(top_k=1)
+    await turn(app_for(kit, ReactLlm(inner=inner), tool_retrieval=retrieval), "杭州天气怎么样")
+    [request] = inner.requests
+    prompt = system_instruction_text(request)
+    assert "- get_weather(" in prompt
+    assert "- send_email(" not in prompt and "- make_report(" not in prompt
