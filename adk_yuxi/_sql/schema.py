@@ -236,9 +236,57 @@ async def _baseline(migration: Migration) -> None:
     await migration.run_ddl(_BASELINE_DDL)
 
 
+# --- Step 3: the access change marker ---------------------------------------------
+#
+# One row whose version every write to the access tables bumps, by trigger, whoever
+# writes (our repository, another process, a console): the runtime re-reads a user's
+# rights only when it moved, so checking rights at every call costs one primary-key
+# read. Statement-level on PostgreSQL, so a bulk change bumps it once.
+
+_ACCESS_TABLES = ("yx_users", "yx_resources")
+
+_ACCESS_MARKER_DDL: dict[Backend, list[str]] = {
+    "sqlite": [
+        """CREATE TABLE yx_access_version (
+          id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)""",
+        "INSERT INTO yx_access_version (id, version) VALUES (1, 0)",
+        *(
+            f"""CREATE TRIGGER {table}_{op.lower()}_bump AFTER {op} ON {table} BEGIN
+              UPDATE yx_access_version SET version = version + 1 WHERE id = 1;
+            END"""
+            for table in _ACCESS_TABLES
+            for op in ("INSERT", "UPDATE", "DELETE")
+        ),
+    ],
+    "postgresql": [
+        """CREATE TABLE yx_access_version (
+          id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)""",
+        "INSERT INTO yx_access_version (id, version) VALUES (1, 0)",
+        """CREATE OR REPLACE FUNCTION yx_access_bump() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE yx_access_version SET version = version + 1 WHERE id = 1;
+          RETURN NULL;
+        END $$""",
+        *(
+            f"""CREATE TRIGGER {table}_bump AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+            ON {table} FOR EACH STATEMENT EXECUTE FUNCTION yx_access_bump()"""
+            for table in _ACCESS_TABLES
+        ),
+    ],
+}
+
+
+async def _access_marker(migration: Migration) -> None:
+    await migration.run_ddl(_ACCESS_MARKER_DDL)
+
+
 PLATFORM = SchemaPart(
     "platform",
-    (Step(2, "baseline: sessions, events, states, memories, artifacts, access", _baseline),),
+    (
+        Step(2, "baseline: sessions, events, states, memories, artifacts, access", _baseline),
+        Step(3, "access change marker: yx_access_version, bumped by trigger", _access_marker),
+    ),
 )
 SCHEMA_VERSION = PLATFORM.version
 register_schema_part(PLATFORM)

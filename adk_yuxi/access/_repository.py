@@ -2,13 +2,16 @@
 
 It lives in the same database as sessions, memory and artifacts (one schema, one
 version) and can share their `SqlStore`. Every write validates first and runs in one
-transaction, so a refused write changes nothing. `execution_denial` is the cheap
-question the authorization plugin asks at every model and tool call: one indexed query,
-no cache, so a withdrawal is seen by the very next call.
+transaction, so a refused write changes nothing. `load_principal` is what the runtime
+asks at every model and tool call: it re-reads a user's rights only when the access
+change marker (a version row bumped by trigger on every write to the access tables,
+whoever makes it) moved, so a withdrawal is seen by the very next call and an unchanged
+database costs one primary-key read.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -16,13 +19,15 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .._sql.store import SqlStore, Tx
-from ._errors import NotFoundError, ShareConfigError
+from ._errors import AccessError, NotFoundError, ShareConfigError
 from ._models import ResourceKind, ResourceRecord, Role, ShareConfig, User
 from ._policy import can_read
 from ._principal import Principal
 
 __all__ = ["AccessRepository"]
 
+_PRINCIPAL_CACHE = 1024
+"""Principals kept per repository, each valid only under the change marker it was read at."""
 _USER_COLUMNS = "id, name, role, department_id, active"
 _RESOURCE_COLUMNS = "kind, id, creator_id, share, enabled"
 
@@ -51,6 +56,7 @@ class AccessRepository:
     def __init__(self, db: str | URL | AsyncEngine | SqlStore, **engine_kwargs: Any) -> None:
         self._owns_store = not isinstance(db, SqlStore)
         self._store = db if isinstance(db, SqlStore) else SqlStore(db, **engine_kwargs)
+        self._principals: OrderedDict[str, tuple[int, Principal]] = OrderedDict()
 
     @property
     def store(self) -> SqlStore:
@@ -179,13 +185,37 @@ class AccessRepository:
     # -- questions the runtime asks -----------------------------------------------------
 
     async def load_principal(self, user_id: str) -> Principal:
-        user = await self.get_user(user_id)
-        return Principal.from_records(user, await self.list_resources())
+        """The principal of `user_id` as the database holds it now. Raises
+        `NotFoundError` for an unknown user.
 
-    async def current_principal(self, user_id: str) -> Principal:
-        """The principal of `user_id` as the database holds it now: what the runtime asks
-        at every model and tool call. Raises `NotFoundError` for an unknown user."""
-        return await self.load_principal(user_id)
+        Cheap when nothing changed: every write to the access tables (by anyone, in any
+        process) moves the change marker, and the principal is read again only when the
+        marker moved since it was last read; otherwise this is one primary-key read.
+        """
+        marker = await self.change_marker()
+        cached = self._principals.get(user_id)
+        if cached is not None and cached[0] == marker:
+            self._principals.move_to_end(user_id)
+            return cached[1]
+        # Read after the marker: a write in between makes the marker newer than what is
+        # cached under it, so the next call reads again (never the other way round).
+        user = await self.get_user(user_id)
+        principal = Principal.from_records(user, await self.list_resources())
+        self._principals[user_id] = (marker, principal)
+        if len(self._principals) > _PRINCIPAL_CACHE:
+            self._principals.popitem(last=False)
+        return principal
+
+    current_principal = load_principal
+    """What the runtime asks at every model and tool call (`build_app(repository=)`)."""
+
+    async def change_marker(self) -> int:
+        """The access tables' version: it moves with every write to users or resources."""
+        async with self._store.read() as tx:
+            row = await tx.fetchone("SELECT version FROM yx_access_version WHERE id = 1")
+        if row is None:
+            raise AccessError("the access change marker row is missing")
+        return int(row[0])
 
     async def execution_denial(self, user_id: str, agent_id: str) -> str | None:
         """Why `user_id` may no longer run `agent_id`, or None while they still may.

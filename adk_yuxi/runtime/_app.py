@@ -109,7 +109,8 @@ def build_app(
         factory,
         source,
         rights=rights,
-        separate_rights=repository is not None,
+        # The repository's own loader as the source already reads rights as of now.
+        separate_rights=repository is not None and source != repository.load_principal,
         cache_size=cache_size,
         on_refusal=on_refusal,
     )

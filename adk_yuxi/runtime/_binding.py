@@ -16,6 +16,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.adk.agents.readonly_context import ReadonlyContext
+
 from adk_yuxi.errors import RunStopped
 
 from ..access import Principal
@@ -23,7 +25,13 @@ from ._budget import RunBudget
 from ._cache import RuntimeCache
 from ._runtime import Runtime
 
-__all__ = ["Run", "RunBindings"]
+__all__ = ["Run", "RunBindings", "model_step"]
+
+
+def model_step(ctx: ReadonlyContext) -> int:
+    """Which model step of its session `ctx` belongs to: no event is appended between
+    the declarations of a step and its model call, so both share one number."""
+    return len(ctx.session.events)
 
 
 @dataclass(eq=False)
@@ -42,7 +50,8 @@ class Run:
     """Why the run must end: the next model call ends it with this error event."""
     final_call: bool = False
     """The model call in flight is the last one (`early_stopping="generate"`)."""
-    started: bool = False
+    checked_step: int | None = None
+    """The model step whose rights were read last (see `current_runtime`)."""
     children: set[str] = field(default_factory=set)
 
 

@@ -32,7 +32,7 @@ from typing_extensions import override
 from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
 from ..access import AccessDenied, AgentExecutionRevoked, NotFoundError, Principal
-from ._binding import Run, RunBindings
+from ._binding import Run, RunBindings, model_step
 from ._budget import RunBudget
 from ._cache import RuntimeCache
 from ._errors import (
@@ -103,11 +103,21 @@ class AuthorizationPlugin(BasePlugin):
             detail=detail,
         )
 
-    async def current_runtime(self, run: Run, tool: str | None = None) -> Runtime | None:
+    async def current_runtime(
+        self, run: Run, tool: str | None = None, *, step: int | None = None
+    ) -> Runtime | None:
         """The runtime of the run's principal as of now, or None when the run must end
-        (`run.stop` says why)."""
+        (`run.stop` says why).
+
+        `step` names a model step (the session's event count): the tools declared for a
+        step and the model call itself are decided once, on one read of the rights.
+        Every tool call reads them afresh.
+        """
         if run.runtime is None or run.refused is not None or run.stop is not None:
             return None
+        if step is not None and step == run.checked_step:
+            return run.live
+        run.checked_step = step
         try:
             principal = await self.rights.current(run.user_id)
         except NotFoundError:
@@ -188,7 +198,7 @@ class AuthorizationPlugin(BasePlugin):
             return stop_response(AccessDenied)
         if run.refused is not None:
             return stop_response(run.refused)
-        runtime = await self.current_runtime(run)
+        runtime = await self.current_runtime(run, step=model_step(callback_context))
         if runtime is None or run.budget is None:
             return stop_response(run.stop or AccessDenied)
         limits = runtime.context.config.limits

@@ -37,6 +37,8 @@ __all__ = ["Runtime", "RuntimeFactory"]
 
 logger = logging.getLogger("adk_yuxi.runtime")
 
+_VISIBILITY_CACHE = 64
+
 
 def _is_placeholder(tool: BaseTool) -> bool:
     """ADK answers a call to a name outside the declared tools with a bare `BaseTool`."""
@@ -52,6 +54,7 @@ class Runtime:
         self.guard = guard
         self._origin: weakref.WeakKeyDictionary[BaseTool, str] = weakref.WeakKeyDictionary()
         self._skill_tools: weakref.WeakSet[BaseTool] = weakref.WeakSet()
+        self._visibility: dict[tuple[str, ...], Visibility] = {}
 
     # -- what the model may see ---------------------------------------------------------
 
@@ -63,7 +66,15 @@ class Runtime:
         return list(skill_toolset.list_active_skills(ctx))
 
     def visibility(self, activated: Iterable[str]) -> Visibility:
-        return compute_visibility(self.context, activated)
+        """`compute_visibility` of this runtime's context, kept per activation state
+        (a pure function of both, asked at every model step and tool call)."""
+        key = tuple(activated)
+        found = self._visibility.get(key)
+        if found is None:
+            if len(self._visibility) >= _VISIBILITY_CACHE:
+                self._visibility.clear()
+            found = self._visibility[key] = compute_visibility(self.context, key)
+        return found
 
     def permits(self, tool: BaseTool, visibility: Visibility) -> bool:
         """Whether `tool` is one of this runtime's own instances and `visibility` shows it."""
@@ -108,6 +119,8 @@ class Runtime:
         active = [
             s for s in self.tools.mcp if visibility.shows_server(s) and registry.is_enabled(s)
         ]
+        if not active:
+            return list(shown.values())
         listed = await asyncio.gather(
             *(self.tools.mcp[s].get_tools_with_prefix(ctx) for s in active),
             return_exceptions=True,

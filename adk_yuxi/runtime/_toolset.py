@@ -18,9 +18,11 @@ from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from .._adk import disable_invocation_cache
+from ._binding import model_step
 
 if TYPE_CHECKING:
     from ._plugin import AuthorizationPlugin
+
 
 __all__ = ["YuxiToolset"]
 
@@ -38,7 +40,7 @@ class YuxiToolset(BaseToolset):
         run = self.plugin.run_of(readonly_context)
         if run is None or run.runtime is None:
             return []
-        live = await self.plugin.current_runtime(run)
+        live = await self.plugin.current_runtime(run, step=model_step(readonly_context))
         if live is None:
             return []
         visibility = live.visibility(run.runtime.activated_skills(readonly_context))

@@ -12,6 +12,7 @@ can correct itself, and the function never runs.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import types as pytypes
@@ -158,6 +159,8 @@ class StrictFunctionTool(HookedFunctionTool):
         super().__init__(func, require_confirmation=require_confirmation)
         if name is not None:
             self.name = name
+        self._schema: dict[str, Any] | None = None
+        self._declaration: types.FunctionDeclaration | None = None
         self._arguments_model, self._values_model = _build_arguments_models(
             func, function_tool_context_param(self), self.name
         )
@@ -167,20 +170,28 @@ class StrictFunctionTool(HookedFunctionTool):
         return self._arguments_model
 
     def parameters_json_schema(self) -> dict[str, Any]:
-        return self._arguments_model.model_json_schema()
+        """The JSON schema of the enforced arguments (a fresh copy; built once)."""
+        if self._schema is None:
+            self._schema = self._arguments_model.model_json_schema()
+        return copy.deepcopy(self._schema)
 
     @override
     def declaration(self) -> types.FunctionDeclaration | None:
         """ADK's declaration, with the parameters replaced by the schema that is
-        enforced, so the model sees the constraints it is held to."""
-        base = super().declaration()
-        if base is None:
-            return None
-        schema = self.parameters_json_schema()
-        schema.pop("title", None)
-        return types.FunctionDeclaration(
-            name=self.name, description=base.description, parameters_json_schema=schema
-        )
+        enforced, so the model sees the constraints it is held to. Built once per name
+        (generating a JSON schema costs milliseconds); callers get a copy, since ADK's
+        callers may change what they get."""
+        cached = self._declaration
+        if cached is None or cached.name != self.name:
+            base = super().declaration()
+            if base is None:
+                return None
+            schema = self.parameters_json_schema()
+            schema.pop("title", None)
+            cached = self._declaration = types.FunctionDeclaration(
+                name=self.name, description=base.description, parameters_json_schema=schema
+            )
+        return cached.model_copy(deep=True)
 
     def validate_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Returns the validated, converted arguments or raises `ToolArgumentsError`."""

@@ -164,6 +164,7 @@ async def test_an_unreadable_access_database_mid_run_fails_closed(tmp_path: Path
         """Stands for the access tables becoming unreadable while the run is in flight."""
         with sqlite3.connect(db) as conn:
             conn.execute("ALTER TABLE yx_users RENAME TO yx_users_gone")
+            conn.execute("ALTER TABLE yx_access_version RENAME TO yx_access_version_gone")
         return {"ok": True}
 
     llm = ScriptedLlm([call("break_database"), call("echo", text="never"), "never"])
@@ -179,7 +180,7 @@ async def test_an_unreadable_access_database_mid_run_fails_closed(tmp_path: Path
     finally:
         await repo.close()
     assert AuthorizationUnavailable.from_event(events[-1]) is not None
-    assert "yx_users" not in _dump(events)
+    assert "yx_users" not in _dump(events) and "yx_access" not in _dump(events)
     assert kit.ran["echo"] == 0 and len(llm.requests) == 1
 
 
