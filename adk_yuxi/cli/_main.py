@@ -64,3 +64,13 @@ def model() -> None:
     except ModelConfigError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"{type(llm).__name__}: {llm.model}")
+
+
+def _add_knowledge_commands() -> None:
+    from ._kb import kb, serve
+
+    main.add_command(kb)
+    main.add_command(serve)
+
+
+_add_knowledge_commands()

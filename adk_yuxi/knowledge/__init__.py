@@ -1,14 +1,12 @@
 """Knowledge bases: ingestion into the platform database, ranked search in Chinese and
-English, and the built-in knowledge MCP server reached with per-user delegation."""
+English, and the built-in knowledge MCP server reached with per-user delegation.
 
-from ._builtin import (
-    KNOWLEDGE_SERVER_NAME,
-    KNOWLEDGE_SKILL_DIR,
-    KNOWLEDGE_SKILL_NAME,
-    SESSION_SELECTION_KEY,
-    KnowledgeDelegation,
-    install_knowledge,
-)
+The server and the ADK wiring load on first use, so the store and the `yuxi kb`
+commands do not pay for importing ADK and the MCP SDK.
+"""
+
+from typing import Any
+
 from ._chunking import Chunk, chunk_lines
 from ._delegation import (
     DEFAULT_AUDIENCE,
@@ -40,7 +38,6 @@ from ._results import (
     SearchFileResult,
 )
 from ._search import ChunkHit
-from ._server import KNOWLEDGE_TOOL_NAMES, build_knowledge_server, serve_knowledge_http
 from ._service import KnowledgeService
 from ._store import KnowledgeStore
 
@@ -85,3 +82,25 @@ __all__ = [
     "install_knowledge",
     "serve_knowledge_http",
 ]
+
+_LAZY = {
+    "KNOWLEDGE_SERVER_NAME": "._builtin",
+    "KNOWLEDGE_SKILL_DIR": "._builtin",
+    "KNOWLEDGE_SKILL_NAME": "._builtin",
+    "SESSION_SELECTION_KEY": "._builtin",
+    "KnowledgeDelegation": "._builtin",
+    "install_knowledge": "._builtin",
+    "KNOWLEDGE_TOOL_NAMES": "._server",
+    "build_knowledge_server": "._server",
+    "serve_knowledge_http": "._server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,88 @@
+"""`yuxi kb ...` and `yuxi serve knowledge`, run as a user would."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from adk_yuxi.knowledge import DelegationKeys
+from tests.e2e._cli import BIN, cli_env, free_port, run_command
+from tests.knowledge.mcp_client import mcp_session
+
+pytestmark = pytest.mark.slow
+
+
+def yuxi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_command([str(BIN / "yuxi"), *args], cwd=cwd)
+
+
+def test_create_ingest_list_query(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text("# 指南\n\n连接池大小等于核数。\n\nBackups run nightly.\n")
+    (tmp_path / "faq.html").write_text("<html><body><p>Parking is free.</p></body></html>")
+    db = str(tmp_path / "kb.db")
+    made = yuxi("kb", "create", "Handbook", "--id", "hb", "--public", "--db", db, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.strip() == "hb\tHandbook"
+    added = yuxi("kb", "ingest", "hb", "guide.md", "faq.html", "--db", db, cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    assert "guide.md: indexing chunks done (1/1)" in added.stderr  # plain lines off a tty
+    assert added.stdout.count("\tv1\t") == 2
+    listed = yuxi("kb", "list", "--db", db, cwd=tmp_path)
+    assert listed.stdout.strip() == "hb\tHandbook\t2 files"
+    files = yuxi("kb", "list", "hb", "--db", db, cwd=tmp_path)
+    assert "faq.html" in files.stdout and "guide.md" in files.stdout
+    found = yuxi("kb", "query", "hb", "连接池多大", "--db", db, cwd=tmp_path)
+    assert found.returncode == 0 and found.stdout.startswith("1. guide.md:1-5")
+    missing = yuxi("kb", "query", "nope", "x", "--db", db, cwd=tmp_path)
+    assert missing.returncode == 1 and "no knowledge base 'nope'" in missing.stderr
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 broken")
+    refused = yuxi("kb", "ingest", "hb", str(broken), "--db", db, cwd=tmp_path)
+    assert refused.returncode == 1 and "broken.pdf" in refused.stderr
+
+
+def test_serve_knowledge_over_http(tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    (tmp_path / "hours.txt").write_text("Office hours are 9 to 5.")
+    assert yuxi("kb", "create", "Hours", "--id", "h", "--owner", "ann", "--db", db, cwd=tmp_path)
+    assert yuxi("kb", "ingest", "h", "hours.txt", "--db", db, cwd=tmp_path).returncode == 0
+    port = free_port()
+    key = tmp_path / "key.jwk"
+    server = subprocess.Popen(
+        [str(BIN / "yuxi"), "serve", "knowledge", "--db", db, "--port", str(port),
+         "--key", str(key)],
+        cwd=tmp_path, env=cli_env(), stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not key.exists() or not _listening(port):
+            assert server.poll() is None and time.monotonic() < deadline, "server did not start"
+            time.sleep(0.2)
+        keys = DelegationKeys.load_or_create(key)
+        url = f"http://127.0.0.1:{port}/mcp"
+
+        async def ask() -> tuple[object, object]:
+            async with mcp_session(url, keys.signer().mint("ann", "s", ["h"])) as session:
+                ok = await session.call_tool("query_kb", {"kb_id": "h", "query": "office hours"})
+            other = DelegationKeys.generate().signer().mint("ann", "s", ["h"])
+            async with mcp_session(url, other) as session:
+                forged = await session.call_tool("list_kbs", {})
+            return ok, forged
+
+        ok, forged = asyncio.run(ask())
+        assert ok.structured_content["hits"][0]["content"] == "Office hours are 9 to 5."  # type: ignore[attr-defined]
+        assert forged.is_error  # type: ignore[attr-defined]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
