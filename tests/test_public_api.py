@@ -85,6 +85,7 @@ PUBLIC: dict[str, set[str]] = {
         "schema_brief",
     },
     "adk_yuxi.knowledge": {
+        "KnowledgeServerThread",
         "KNOWLEDGE_SERVER_NAME",
         "KNOWLEDGE_SKILL_DIR",
         "KNOWLEDGE_SKILL_NAME",

@@ -67,6 +67,7 @@ __all__ = [
     "KnowledgeDelegation",
     "KnowledgeError",
     "KnowledgeFile",
+    "KnowledgeServerThread",
     "KnowledgeService",
     "KnowledgeStore",
     "ListKbsResult",
@@ -93,6 +94,7 @@ _LAZY = {
     "KNOWLEDGE_TOOL_NAMES": "._server",
     "build_knowledge_server": "._server",
     "serve_knowledge_http": "._server",
+    "KnowledgeServerThread": "._thread",
 }
 
 

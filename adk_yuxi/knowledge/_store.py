@@ -191,13 +191,28 @@ class KnowledgeStore:
         name: str | None = None,
         mime_type: str | None = None,
         progress: IngestProgress | None = None,
+        replace_unchanged: bool = False,
     ) -> KnowledgeFile:
-        """Adds a file, or replaces the file of the same name in this base atomically."""
+        """Adds a file, or replaces the file of the same name in this base atomically.
+
+        The same bytes under the same name are left as they are (the stored file is
+        returned) unless ``replace_unchanged`` asks for a re-conversion.
+        """
         await self.get_kb(kb_id)
         loaded = await asyncio.to_thread(
             DocumentSource.load, source, name=name, mime_type=mime_type, max_bytes=self._max_bytes
         )
         file_name = check_file_name(loaded.name)
+        digest = hashlib.sha256(loaded.data).hexdigest()
+        if not replace_unchanged:
+            async with self._store.read() as tx:
+                row = await tx.fetchone(
+                    f"SELECT {_FILE_COLUMNS} FROM yx_kb_files"
+                    " WHERE kb_id = :kb AND name = :name AND sha256 = :sha",
+                    {"kb": kb_id, "name": file_name, "sha": digest},
+                )
+            if row is not None:
+                return _file(row)
         if progress:
             progress.stage("converting", 1)
         document = await asyncio.to_thread(self._converters.convert, loaded)
@@ -212,7 +227,7 @@ class KnowledgeStore:
             "mime_type": document.mime_type,
             "title": document.title,
             "size": len(loaded.data),
-            "sha256": hashlib.sha256(loaded.data).hexdigest(),
+            "sha256": digest,
             "total_lines": len(lines),
             "chunk_count": len(chunks),
             "updated_at": time.time(),

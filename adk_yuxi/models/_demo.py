@@ -22,6 +22,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from typing_extensions import override
 
+from ._demo_knowledge import knowledge_followup, wants_knowledge
 from ._request import declared_tool_names, last_content
 
 __all__ = ["DEMO_MODEL_NAME", "DemoLlm"]
@@ -76,6 +77,8 @@ class DemoLlm(BaseLlm):
     - `/call TOOL {json}` calls any declared tool with those arguments;
     - "remember …" calls `save_note`, "my notes" calls `list_notes`, and an arithmetic
       expression calls `calculate`, when those tools are declared;
+    - any other question, where the knowledge tools are declared, goes to `list_kbs`
+      and `query_kb`, and the best passage is quoted (`_demo_knowledge`);
     - function responses are summarised back as text.
     """
 
@@ -104,6 +107,11 @@ class DemoLlm(BaseLlm):
             return _text(self._help)
         responses = [p.function_response for p in content.parts if p.function_response]
         if responses:
+            followup = knowledge_followup(request, responses)
+            if isinstance(followup, str):
+                return _text(followup)
+            if followup:
+                return LlmResponse(content=types.Content(role="model", parts=followup))
             lines = [
                 f"{r.name} returned {json.dumps(r.response, ensure_ascii=False, default=str)}"
                 for r in responses
@@ -131,4 +139,6 @@ class DemoLlm(BaseLlm):
         arithmetic = _ARITHMETIC.search(text)
         if arithmetic and "calculate" in tools:
             return _call("calculate", {"expression": arithmetic.group(0).strip()})
+        if wants_knowledge(text, tools):
+            return _call("list_kbs", {})
         return _text(self._help)

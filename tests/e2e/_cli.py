@@ -22,6 +22,7 @@ def cli_env(**extra: str) -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("YUXI_RECORDS_DB", f"sqlite+aiosqlite:///{_RECORDS / 'records.db'}")
     env.setdefault("YUXI_WORKSPACES", str(_RECORDS / "workspaces"))
+    env.setdefault("YUXI_KNOWLEDGE_DB", f"sqlite+aiosqlite:///{_RECORDS / 'knowledge.db'}")
     env.update(extra)
     return env
 

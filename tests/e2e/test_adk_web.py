@@ -223,3 +223,19 @@ def test_presented_file_is_listed_as_an_artifact(web: str, records: Path) -> Non
     loaded = httpx.get(f"{base}/reports/summary.md", timeout=10)
     assert loaded.status_code == 200, loaded.text
     assert "inlineData" in loaded.json()
+
+
+def test_knowledge_app_quotes_the_sample_corpus(web: str) -> None:
+    session_id = f"k-{uuid.uuid4().hex[:8]}"
+    created = httpx.post(f"{web}/apps/knowledge/users/web-reader/sessions/{session_id}", json={})
+    assert created.status_code == 200, created.text
+    events = _run(web, "knowledge", "web-reader", session_id, "数据库备份保留多少天？")
+    calls = [
+        part["functionCall"]["name"]
+        for event in events
+        for part in event.get("content", {}).get("parts", [])
+        if "functionCall" in part
+    ]
+    assert calls == ["list_kbs", "query_kb"]
+    final = events[-1]["content"]["parts"][0]["text"]
+    assert "备份保留三十天" in final and "数据库运维手册.md" in final

@@ -62,6 +62,8 @@ async def test_reingest_replaces_chunks_atomically(platform: Platform) -> None:
     store = platform.store
     await store.create_kb("Docs", creator_id="admin", kb_id="docs")
     first = await store.ingest("docs", b"The old answer is apples.", name="faq.txt")
+    same = await store.ingest("docs", b"The old answer is apples.", name="faq.txt")
+    assert same == first  # unchanged bytes: nothing rewritten
     second = await store.ingest("docs", b"The new answer is pears.", name="faq.txt")
     assert second.file_id == first.file_id and second.version == 2
     assert await store.query("docs", "apples") == []
