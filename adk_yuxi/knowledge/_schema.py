@@ -82,8 +82,24 @@ async def _baseline(m: Migration) -> None:
     await m.run_ddl(KNOWLEDGE_DDL)
 
 
+async def _rank_on_body(m: Migration) -> None:
+    # FTS5's `rank` column as BM25 over the body alone (the scope column only filters),
+    # so a query can order by `rank` inside the full-text index before any join.
+    await m.run_ddl(
+        {
+            "sqlite": [
+                "INSERT INTO yx_kb_chunks_fts(yx_kb_chunks_fts, rank)"
+                " VALUES ('rank', 'bm25(0.0, 1.0)')"
+            ]
+        }
+    )
+
+
 KNOWLEDGE_SCHEMA = SchemaPart(
     "knowledge",
-    (Step(1, "knowledge bases, files, parsed text, chunks and their full-text index", _baseline),),
+    (
+        Step(1, "knowledge bases, files, parsed text, chunks and their full-text index", _baseline),
+        Step(2, "FTS5 rank = BM25 over the chunk body", _rank_on_body),
+    ),
 )
 register_schema_part(KNOWLEDGE_SCHEMA)

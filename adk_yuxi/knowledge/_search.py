@@ -63,7 +63,8 @@ def _hits(rows: list[Any]) -> list[ChunkHit]:
 
 
 class SqliteChunkSearch:
-    """FTS5 with bm25 over the body column; the scope column only filters."""
+    """FTS5 ranked by ``rank`` (configured as BM25 over the body; the scope column only
+    filters)."""
 
     async def search(
         self, tx: Tx, kb_id: str, query: str, top_k: int, file_id: str | None
@@ -73,12 +74,15 @@ class SqliteChunkSearch:
             return []
         scope = f'"{file_scope(file_id)}"' if file_id else f'"{kb_scope(kb_id)}"'
         terms = " OR ".join(f'"{token}"' for token in tokens)
+        # Top k inside the index first (ORDER BY rank LIMIT k over the FTS table alone),
+        # then the join: the join and row reads happen for k rows, not every match.
         rows = await tx.fetchall(
-            f"SELECT {_SELECT}, -bm25(yx_kb_chunks_fts, 0.0, 1.0) AS score"
-            " FROM yx_kb_chunks_fts JOIN yx_kb_chunks c ON c.cid = yx_kb_chunks_fts.rowid"
+            f"SELECT {_SELECT}, -r.rank AS score FROM"
+            " (SELECT rowid, rank FROM yx_kb_chunks_fts WHERE yx_kb_chunks_fts MATCH :q"
+            "  ORDER BY rank LIMIT :k) r"
+            " JOIN yx_kb_chunks c ON c.cid = r.rowid"
             " JOIN yx_kb_files f ON f.file_id = c.file_id"
-            " WHERE yx_kb_chunks_fts MATCH :q AND c.kb_id = :kb"
-            " ORDER BY score DESC, c.cid LIMIT :k",
+            " WHERE c.kb_id = :kb ORDER BY r.rank, c.cid",
             {"q": f"scope : {scope} AND body : ({terms})", "kb": kb_id, "k": top_k},
         )
         return _hits(rows)
