@@ -89,6 +89,12 @@ def _default_worker() -> str:
 
 
 class LedgerPlugin(BasePlugin):
+    """`store`: the database (URL or `SqlStore`) of runs, waiting points and marks.
+    `repository`: when given, a mark re-checks the account and the agent right in its
+    transaction. `workspace`: the user's files for `present_artifacts`. `worker`: this
+    process's lease token (host, pid and a random suffix by default). The lease lasts
+    `lease_seconds` and is renewed every `renew_every` (a quarter of it by default)."""
+
     def __init__(
         self,
         store: SqlStore | str | URL,

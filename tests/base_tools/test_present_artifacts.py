@@ -102,6 +102,7 @@ async def test_presents_versioned_artifacts_with_delta(
         "/workspace/hidden-link",  # symlink onto an internal file
         "/workspace/pipe",  # not a regular file
         "/workspace/data.csv\x00.md",
+        "/workspace/data\n.csv",
         "/workspace\\data.csv",
         "/workspaceX/data.csv",
     ],

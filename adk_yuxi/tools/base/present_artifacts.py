@@ -54,14 +54,28 @@ def _segments(path: str) -> list[str]:
     prefix = VIRTUAL_ROOT + "/"
     if not path.startswith(prefix):
         raise _Refused(f"must be an absolute path under {VIRTUAL_ROOT}/")
-    if "\x00" in path or "\\" in path:
-        raise _Refused("contains a NUL or a backslash")
+    if "\\" in path or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        raise _Refused("contains a backslash or a control character")
     parts = path[len(prefix) :].split("/")
     if any(p in ("", ".", "..") for p in parts):
         raise _Refused("has an empty, '.' or '..' segment")
     if any(p.startswith(".") for p in parts):
         raise _Refused("names an internal file")
     return parts
+
+
+def _check_opened(fd: int, root: Path) -> None:
+    """Proves from the open descriptor that the file is inside the workspace and not
+    internal: a directory swapped for a symlink between the check and the open is
+    caught here (where /proc shows descriptors; elsewhere the resolved path stands)."""
+    link = f"/proc/self/fd/{fd}"
+    if not os.path.exists(link):
+        return
+    real = Path(os.readlink(link))
+    if not real.is_relative_to(root) or any(
+        p.startswith(".") for p in real.relative_to(root).parts
+    ):
+        raise _Refused("is not a file in the workspace")
 
 
 def _read(root: Path, path: str) -> _File:
@@ -76,12 +90,13 @@ def _read(root: Path, path: str) -> _File:
         raise _Refused("names an internal file")
     # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the file
     # cannot be swapped for a symlink between the check above and the open.
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(resolved, flags)
     except OSError:
         raise _Refused("is not a file in the workspace") from None
     try:
+        _check_opened(fd, root)
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _Refused("is not a regular file")
