@@ -27,3 +27,18 @@ def test_host_service_sample_runs_then_stops_a_revoked_user(tmp_path: Path) -> N
         [(users,)] = conn.execute("SELECT count(*) FROM yx_users").fetchall()
     assert users == 2
     assert events >= 5
+
+
+def test_waiting_point_sample_asks_answers_and_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "platform.db"
+    done = run_command([sys.executable, "samples/waiting_point.py", "--db", str(db)])
+    assert done.returncode == 0, done.stderr[-2000:]
+    first, second = done.stdout.split("request 2:")
+    assert "→ adk_request_input" in first and "ledger: ['waiting']" in first
+    assert 'answered: {"q-1": "fri"}' in second
+    assert second.count("← ") == 1  # the resumed tool's result, then the model's answer
+    assert "is answered, not pending" in second
+    assert "ledger: ['completed']" in second
+    with sqlite3.connect(db) as conn:
+        [(status, answers)] = conn.execute("SELECT status, answers FROM yx_waitpoints").fetchall()
+    assert status == "answered" and answers == '{"q-1": "fri"}'
