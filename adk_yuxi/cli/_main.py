@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -64,6 +65,44 @@ def model() -> None:
     except ModelConfigError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"{type(llm).__name__}: {llm.model}")
+
+
+@main.command("web-check")
+@click.option(
+    "--tool",
+    type=click.Choice(["web_search", "web_fetch"]),
+    default="web_search",
+    show_default=True,
+)
+@click.option("--provider", help="Check this provider instead of the configured choice.")
+@click.option(
+    "--key-stdin",
+    is_flag=True,
+    help="Read a draft key for --provider from standard input (never from arguments).",
+)
+def web_check(tool: str, provider: str | None, key_stdin: bool) -> None:
+    """Check the web tools' configuration with one real provider call; nothing is saved.
+
+    Settings come from the environment, as a server without host settings reads them;
+    a draft key read from standard input is tried in place of the configured one.
+    """
+    from adk_yuxi.web import WebSettings, check_web_settings
+
+    draft: dict[str, object] = {}
+    if provider is not None:
+        draft["search_provider" if tool == "web_search" else "fetch_provider"] = provider
+    if key_stdin:
+        if provider is None:
+            raise click.UsageError("--key-stdin needs --provider")
+        draft[f"{provider}_api_key"] = sys.stdin.readline().strip()
+    try:
+        settings = WebSettings(**draft)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise click.UsageError(f"invalid draft settings: {type(exc).__name__}") from None
+    result = asyncio.run(check_web_settings(settings, tool))  # type: ignore[arg-type]
+    click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    if not result.ok:
+        raise SystemExit(1)
 
 
 def _add_knowledge_commands() -> None:

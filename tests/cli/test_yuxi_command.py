@@ -20,7 +20,7 @@ def yuxi(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProces
 def test_help_lists_the_commands() -> None:
     done = yuxi("--help")
     assert done.returncode == 0
-    for command in ("demo", "tools", "model"):
+    for command in ("demo", "tools", "model", "web-check"):
         assert command in done.stdout
 
 
@@ -51,3 +51,26 @@ def test_model_reports_unusable_configuration() -> None:
     done = yuxi("model", YUXI_MODEL="openai/")
     assert done.returncode == 1
     assert "YUXI_MODEL='openai/' cannot be used" in done.stderr
+
+
+def test_web_check_tries_a_draft_key_from_stdin_without_printing_it() -> None:
+    from adk_yuxi.testing import DEEPSEEK, ProviderFakeServer
+
+    with ProviderFakeServer(api_key="good-key") as fake:
+        env = {"DEEPSEEK_BASE_URL": fake.base_url(DEEPSEEK), "DEEPSEEK_API_KEY": "env-key"}
+        args = ["web-check", "--provider", "deepseek", "--key-stdin"]
+        good = run_command([str(BIN / "yuxi"), *args], stdin="good-key\n", **env)
+        bad = run_command([str(BIN / "yuxi"), *args], stdin="draft-wrong\n", **env)
+        configured = yuxi("web-check", **env)
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["ok"] is True
+    assert bad.returncode == 1
+    assert json.loads(bad.stdout)["code"] == "auth_failed"
+    assert "draft-wrong" not in bad.stdout + bad.stderr
+    # Without a draft: the environment's key (wrong for this fake) is what is checked.
+    assert json.loads(configured.stdout)["code"] == "auth_failed"
+    assert [r[1] for r in fake.requests] == [
+        "Bearer good-key",
+        "Bearer draft-wrong",
+        "Bearer env-key",
+    ]
