@@ -128,8 +128,10 @@ class DirectFetcher:
         resolver: Resolver = system_resolver,
         converter: PageConverter = convert_page,
         allowed_types: frozenset[str] | None = None,
+        convert_timeout_s: float = 60.0,
     ) -> None:
         self.max_bytes = max_bytes
+        self.convert_timeout_s = convert_timeout_s
         self.timeout_s = timeout_s
         self.max_redirects = max_redirects
         self.policy = policy or AddressPolicy()
@@ -144,6 +146,7 @@ class DirectFetcher:
             timeout_s=settings.fetch_timeout_s,
             max_redirects=settings.fetch_max_redirects,
             policy=AddressPolicy(settings.unsafe_fetch_allow_networks),
+            convert_timeout_s=settings.fetch_convert_timeout_s,
         )
 
     def _error(self, code: str, detail: str, **fields: object) -> FetchError:
@@ -165,9 +168,19 @@ class DirectFetcher:
         except (httpcore.NetworkError, httpcore.ProtocolError, httpx.TransportError) as exc:
             raise self._error("fetch_failed", f"{type(exc).__name__}: {exc}") from None
         try:
-            title, markdown = await asyncio.to_thread(
-                self.converter, body, mime_type=mime, charset=charset, url=final_url
-            )
+            # Conversion is CPU work in a worker thread (seconds per MiB of dense HTML);
+            # past the deadline the call answers, though the thread runs to its end.
+            async with asyncio.timeout(self.convert_timeout_s):
+                title, markdown = await asyncio.to_thread(
+                    self.converter, body, mime_type=mime, charset=charset, url=final_url
+                )
+        except TimeoutError:
+            raise self._error(
+                "timeout",
+                f"conversion took over {self.convert_timeout_s}s",
+                retryable=False,
+                hint="The page is too large to convert in time; try a more specific page.",
+            ) from None
         except UnreadablePage as exc:
             raise self._error(exc.code, str(exc), retryable=False) from None
         return FetchedPage(

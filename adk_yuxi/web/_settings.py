@@ -77,6 +77,7 @@ class WebSettings(BaseModel):
     fetch_timeout_s: float = Field(default=20.0, gt=0, le=120)
     fetch_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
     fetch_max_redirects: int = Field(default=5, ge=0, le=20)
+    fetch_convert_timeout_s: float = Field(default=60.0, gt=0, le=600)
     fetch_max_chars: int = Field(default=20_000, ge=500, le=500_000)
     unsafe_fetch_allow_networks: tuple[str, ...] = ()
     """Test-only: address ranges the direct fetcher may reach although the SSRF policy

@@ -261,3 +261,18 @@ async def test_documents_go_through_the_document_converter(pages: PageServer) ->
         with pytest.raises(FetchError) as caught:
             await fetcher.fetch(pages.url(path))
         assert caught.value.code == code, path
+
+
+async def test_conversion_has_its_own_deadline(pages: PageServer) -> None:
+    import time
+
+    def slow(data: bytes, *, mime_type: str, charset: str | None, url: str) -> tuple[str, str]:
+        time.sleep(1.5)
+        return "", "late"
+
+    fetcher = DirectFetcher(policy=LOOPBACK_ONLY, converter=slow, convert_timeout_s=0.2)
+    started = time.monotonic()
+    with pytest.raises(FetchError) as caught:
+        await fetcher.fetch(pages.url("/page"))
+    assert caught.value.code == "timeout" and not caught.value.retryable
+    assert time.monotonic() - started < 1.4
