@@ -70,7 +70,7 @@ class CallRepairPlugin(ReflectAndRetryToolPlugin):
     def __init__(self, ledger: RepairLedger, *, name: str = REPAIR_PLUGIN_NAME) -> None:
         super().__init__(name=name, throw_exception_if_retry_exceeded=False)
         self.ledger = ledger
-        self._declared: dict[str, list[str]] = {}
+        self._declared: dict[str, LlmRequest] = {}
 
     # -- the answers -----------------------------------------------------------------
 
@@ -79,7 +79,8 @@ class CallRepairPlugin(ReflectAndRetryToolPlugin):
     ) -> dict[str, Any]:
         charge = self.ledger.charge(ctx, f"{code} on {tool.name!r}")
         if code == "tool_not_available":
-            fields["available"] = self._declared.get(ctx.invocation_id, [])
+            request = self._declared.get(ctx.invocation_id)
+            fields["available"] = [] if request is None else declared_tool_names(request)
         else:
             fields["expected"] = schema_brief(parameters_schema(tool))
         answer = tool_error(_CODES[code], tool.name, **fields)
@@ -141,7 +142,8 @@ class CallRepairPlugin(ReflectAndRetryToolPlugin):
         stop = self.ledger.stop_response(callback_context)
         if stop is not None:
             return stop
-        remember(self._declared, callback_context.invocation_id, declared_tool_names(llm_request))
+        # The request itself: its names are read only if a call needs the list.
+        remember(self._declared, callback_context.invocation_id, llm_request)
         return None
 
     def end_run(self, invocation_id: str) -> None:

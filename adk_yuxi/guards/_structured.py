@@ -36,6 +36,8 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(?P<body>.*?)\s*```\s*$", re.S | re.I)
 
 def _response_parameters(request: LlmRequest) -> list[str] | None:
     """The parameter names of `set_model_response` if this step declares it."""
+    if SetModelResponseTool.NAME not in request.tools_dict:
+        return None
     for tool in (request.config.tools or []) if request.config else []:
         if not isinstance(tool, types.Tool):
             continue

@@ -160,3 +160,12 @@ async def test_a_custom_retriever_plugs_into_build_app(kit: Kit) -> None:
     assert "make_report" not in seen[0] and "drop_tables" not in seen[0]
     assert "make_report" not in declared and "drop_tables" not in declared
     assert {"convert_currency", "echo"} <= declared
+
+
+async def test_an_unknown_name_is_answered_with_the_names_declared_this_step(kit: Kit) -> None:
+    llm = ScriptedLlm([call("get_wether", city="x"), "ok"])
+    events = await turn(app_for(kit, llm, tool_retrieval=RETRIEVAL), "杭州今天天气怎么样？")
+    [(_, result)] = responses(events)
+    assert result["error"]["code"] == "tool_not_available"
+    assert result["error"]["available"] == llm.tool_names(0)
+    assert "send_email" not in result["error"]["available"]
