@@ -151,3 +151,16 @@ async def test_openai_arguments_that_are_not_a_json_object_are_repaired(
     # The repair went back to the model as the tool result of that call.
     tool_messages = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert "malformed_arguments" in tool_messages[0]["content"]
+
+
+@pytest.mark.parametrize(
+    "name", ["get_weath\u0435r", "get_weather\x00", " get_weather", "ｇｅｔ_weather"]
+)
+async def test_look_alike_and_odd_names_never_reach_the_tool(kit: Kit, name: str) -> None:
+    llm = ScriptedLlm([call(name, city="x"), "ok"])
+    events = await turn(app_for(kit, llm), "weather")
+    [(called, result)] = responses(events)
+    assert called == name
+    assert result["error"]["code"] == "tool_not_available"
+    assert "get_weather" in result["error"]["available"]
+    assert kit.ran["get_weather"] == 0
