@@ -10,7 +10,8 @@ are not malformed calls and are left to the runtime's tool-failure handling.
 Handled here, after the authorization plugin has had its say (so a refusal is never
 turned into a hint about hidden tools):
 - arguments that were not a JSON object (`MALFORMED_ARGUMENTS_KEY`, set by the guarded
-  OpenAI client or the ReAct wrapper): answered before the tool runs;
+  OpenAI client, or by the structured-output guard for a final answer that is not
+  JSON): answered before the tool runs;
 - a call to a name this step did not declare: the refusal gains the declared names;
 - arguments that failed strict validation, and an invalid `set_model_response`.
 Past the budget the run ends at the next model call, with the ledger's error event.
