@@ -13,6 +13,10 @@ from typing import Any
 
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.events.event import Event
+from google.adk.sessions.base_session_service import BaseSessionService
+from google.adk.sessions.session import Session
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.function_tool import FunctionTool
@@ -20,13 +24,21 @@ from google.genai import types
 from typing_extensions import override
 
 __all__ = [
+    "EVENT_DECODE_SKIPPED_HOOKS",
     "PINNED",
+    "PINNED_MODULES",
     "HookedFunctionTool",
+    "StaleSessionError",
+    "apply_temp_state",
+    "commit_event_to_session",
     "declaration_of",
     "disable_invocation_cache",
     "function_tool_confirmation",
     "function_tool_context_param",
     "invocation_of",
+    "set_storage_marker",
+    "storage_marker",
+    "trim_temp_delta_state",
 ]
 
 PINNED: tuple[tuple[str, str, str, str], ...] = (
@@ -38,7 +50,42 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
     ("google.adk.tools.function_tool", "FunctionTool", "_preprocess_args", "method"),
     ("google.adk.tools.function_tool", "FunctionTool", "_context_param_name", "attribute"),
     ("google.adk.tools.function_tool", "FunctionTool", "_require_confirmation", "attribute"),
+    ("google.adk.sessions.session", "Session", "_storage_update_marker", "attribute"),
+    (
+        "google.adk.sessions.base_session_service",
+        "BaseSessionService",
+        "_apply_temp_state",
+        "method",
+    ),
+    (
+        "google.adk.sessions.base_session_service",
+        "BaseSessionService",
+        "_trim_temp_delta_state",
+        "method",
+    ),
+    (
+        "google.adk.sessions.base_session_service",
+        "BaseSessionService",
+        "_commit_event_to_session",
+        "method",
+    ),
+    ("google.genai._common", "BaseModel", "_check_field_type_mismatches", "method"),
+    ("google.adk.events.event", "Event", "_accept_convenience_kwargs", "method"),
 )
+
+PINNED_MODULES: tuple[tuple[str, str], ...] = (
+    ("google.adk.errors._stale_session_error", "StaleSessionError"),
+)
+"""(private module, public name) pairs imported from ADK's private modules."""
+
+EVENT_DECODE_SKIPPED_HOOKS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("google.genai._common", "BaseModel._check_field_type_mismatches"),
+        ("google.adk.events.event", "Event._accept_convenience_kwargs"),
+    }
+)
+"""(module, qualified name) of the validators the fast event decoder leaves out (see
+`adk_yuxi.sessions._fast_events`); both are pinned above."""
 
 
 def invocation_of(ctx: ReadonlyContext) -> InvocationContext:
@@ -62,6 +109,29 @@ def function_tool_context_param(tool: FunctionTool) -> str:
     """The parameter through which ADK passes the `ToolContext` to a function tool."""
     name: str = tool._context_param_name
     return name
+
+
+def storage_marker(session: Session) -> Any:
+    """What a session service stored on a `Session` to recognise it at append time."""
+    return session._storage_update_marker
+
+
+def set_storage_marker(session: Session, marker: Any) -> None:
+    session._storage_update_marker = marker
+
+
+def apply_temp_state(service: BaseSessionService, session: Session, event: Event) -> None:
+    """ADK's own handling of `temp:` state for an event being appended."""
+    service._apply_temp_state(session, event)
+
+
+def trim_temp_delta_state(service: BaseSessionService, event: Event) -> Event:
+    return service._trim_temp_delta_state(event)
+
+
+def commit_event_to_session(service: BaseSessionService, session: Session, event: Event) -> Event:
+    """ADK's own bookkeeping once an event is stored (state applied, event appended)."""
+    return service._commit_event_to_session(session, event)
 
 
 def function_tool_confirmation(tool: FunctionTool) -> Any:

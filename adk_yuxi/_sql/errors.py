@@ -8,12 +8,13 @@ a host service catch everything this package raises in one place.
 
 from __future__ import annotations
 
-from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.errors.already_exists_error import AlreadyExistsError
 from google.adk.errors.input_validation_error import InputValidationError
 from google.adk.errors.session_not_found_error import SessionNotFoundError
 
 from adk_yuxi.errors import YuxiError
+
+from .._adk import StaleSessionError
 
 
 class YuxiStorageError(YuxiError):

@@ -42,6 +42,8 @@ from google.adk.events.event import Event
 from google.genai import types
 from pydantic_core import SchemaValidator
 
+from .._adk import EVENT_DECODE_SKIPPED_HOOKS
+
 __all__ = ["FAST_CODEC", "fast_event_list_validator", "fast_event_validator"]
 
 # Bump when the schema rewrite below changes: rows proven under the old rules
@@ -49,12 +51,7 @@ __all__ = ["FAST_CODEC", "fast_event_list_validator", "fast_event_validator"]
 _REWRITE_VERSION = 1
 _PACKAGES = ("google-adk", "google-genai", "pydantic", "pydantic-core")
 # (module, qualified name) of the validators left out; see the module docstring.
-_SKIPPED_HOOKS = frozenset(
-    {
-        ("google.genai._common", "BaseModel._check_field_type_mismatches"),
-        ("google.adk.events.event", "Event._accept_convenience_kwargs"),
-    }
-)
+_SKIPPED_HOOKS = EVENT_DECODE_SKIPPED_HOOKS
 _SKIPPED_INITS: frozenset[type] = frozenset({types.Part})
 _CONFIG: dict[str, Any] = {
     "val_json_bytes": "base64",

@@ -36,6 +36,13 @@ from google.adk.sessions.session import Session
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .._adk import (
+    apply_temp_state,
+    commit_event_to_session,
+    set_storage_marker,
+    storage_marker,
+    trim_temp_delta_state,
+)
 from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
 from .._sql.names import check_app_name, check_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
@@ -177,7 +184,7 @@ class SqlSessionService(BaseSessionService):
             events=events,
             last_update_time=float(update_time),
         )
-        session._storage_update_marker = marker(int(row_id), int(revision))
+        set_storage_marker(session, marker(int(row_id), int(revision)))
         return session
 
     async def list_sessions(
@@ -254,7 +261,7 @@ class SqlSessionService(BaseSessionService):
                 state=js.merged_state(app_state, user_states.get(uid, {}), js.loads(state)),
                 last_update_time=float(update_time),
             )
-            session._storage_update_marker = marker(int(row_id), int(revision))
+            set_storage_marker(session, marker(int(row_id), int(revision)))
             sessions.append(session)
         return sessions, more
 
@@ -292,9 +299,9 @@ class SqlSessionService(BaseSessionService):
             "user": check_id(session.user_id, "user id"),
             "sid": check_id(session.id, "session id"),
         }
-        self._apply_temp_state(session, event)
-        event = self._trim_temp_delta_state(event)
-        expected = parse_marker(session._storage_update_marker)
+        apply_temp_state(self, session, event)
+        event = trim_temp_delta_state(self, event)
+        expected = parse_marker(storage_marker(session))
         if expected is None:
             expected = await self._adopt_revision(session, params)
         row_id, revision = expected
@@ -319,9 +326,9 @@ class SqlSessionService(BaseSessionService):
                 await self._append_with_state(params, app_delta, user_delta, session_delta)
         except (NotAppended, IntegrityViolation) as exc:
             raise await self._rejection(params, revision) from exc
-        session._storage_update_marker = marker(row_id, revision + 1)
+        set_storage_marker(session, marker(row_id, revision + 1))
         session.last_update_time = event.timestamp
-        return self._commit_event_to_session(session, event)
+        return commit_event_to_session(self, session, event)
 
     async def _append_with_state(
         self,
