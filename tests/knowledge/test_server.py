@@ -1,4 +1,5 @@
-"""The knowledge MCP server through the `mcp` SDK's client over real streamable HTTP."""
+"""The knowledge MCP server through the `mcp` SDK's client over real streamable HTTP, on
+SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -65,12 +66,12 @@ async def _setup(platform: Platform) -> dict[str, str]:
 
 
 @pytest.fixture
-async def server(sqlite_platform: Platform) -> AsyncIterator[Server]:
-    files = await _setup(sqlite_platform)
+async def server(platform: Platform) -> AsyncIterator[Server]:
+    files = await _setup(platform)
     keys = DelegationKeys.generate()
-    service = KnowledgeService(sqlite_platform.store, sqlite_platform.access, keys.verifier())
+    service = KnowledgeService(platform.store, platform.access, keys.verifier())
     async with serve_knowledge_http(build_knowledge_server(service)) as url:
-        yield Server(url, keys, sqlite_platform, files)
+        yield Server(url, keys, platform, files)
 
 
 async def _call(url: str, token: str | None, tool: str, args: dict[str, Any]) -> Any:
