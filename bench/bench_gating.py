@@ -5,8 +5,8 @@ session state). The Yuxi app shows the model 20 configured tools, the 15 tools o
 active skills and the skill loader, and re-authorizes every tool call. The anchor is a
 plain `LlmAgent` holding exactly the same visible tool objects. Both run the same
 scripted turns (4 tool calls and a final answer, i.e. 5 model calls) through the real
-Runner on an in-memory session. A third contender adds the live revocation check
-against a real SQLite access database (two primary-key reads per model and tool call).
+Runner on an in-memory session. A third contender adds the live rights on a real
+SQLite access database (the change marker read per model step and per tool call).
 Two more build the app from a principal source instead of a fixed principal (one App
 for many users): the principal is resolved at the start of every run and the assembled
 runtime taken from the per-principal cache; once from memory, once loaded from the

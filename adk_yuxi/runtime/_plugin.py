@@ -154,8 +154,9 @@ class AuthorizationPlugin(BasePlugin):
             logger.error("principal of %r could not be loaded", user_id, exc_info=exc)
             refused = (AuthorizationUnavailable, f"principal unreadable: {exc!r}")
         else:
-            reason = self.rights.denial(principal, user_id)
-            if reason is None and live is not principal:
+            # The agent's share is a question for the rights, not for the source.
+            reason = self.rights.denial(principal, user_id, agent=not self._separate_rights)
+            if reason is None and self._separate_rights:
                 reason = self.rights.denial(live, user_id)
             if reason is not None:
                 refused = (AccessDenied, reason)

@@ -25,12 +25,16 @@ class LiveRights:
         source raises when it cannot answer (the caller fails closed)."""
         return await self._source(user_id)
 
-    def denial(self, principal: Principal, user_id: str) -> str | None:
-        """Why `principal` may not run the agent as `user_id`, or None (for logs)."""
+    def denial(self, principal: Principal, user_id: str, *, agent: bool = True) -> str | None:
+        """Why `principal` may not run the agent as `user_id`, or None (for logs).
+        `agent=False` leaves out the agent's own share: a principal from another source
+        than these rights (a fixed one built by the host) need not list the agent."""
         if principal.user_id != user_id:
             return "the principal source answered for another user"
         if not principal.user.active:
             return "this user account is disabled"
+        if not agent:
+            return None
         if self._agent is not None and not principal.may_use(ResourceKind.AGENT, self._agent):
             return "this user may not use this agent (unknown, disabled or not shared)"
         return None

@@ -257,3 +257,29 @@ async def _run_as(app: App, user: str) -> list[Event]:
         ]
     finally:
         await runner.close()
+
+
+async def test_a_file_resolver_that_raises_fails_closed(tmp_path: Path) -> None:
+    kit = Kit(tmp_path)
+
+    @tool(registry=kit.registry)
+    def read_file(file_id: str) -> dict[str, Any]:
+        """Reads a file."""
+        kit.ran["read_file"] += 1
+        return {}
+
+    async def owner(file_id: str) -> str | None:
+        raise TimeoutError("file index at /srv/index timed out")
+
+    llm = ScriptedLlm([call("read_file", file_id="f1"), "never"])
+    app = build_app(
+        AgentConfig(name="a", tools=("read_file",)),
+        kit.principal(),
+        registry=kit.registry,
+        file_owner=owner,
+        model=llm,
+    )
+    events = await run_turn(app, InMemorySessionService(), "s", "go")
+    assert function_responses(events)["read_file"][0]["error"]["code"] == "run_ending"
+    assert AuthorizationUnavailable.from_event(events[-1]) is not None
+    assert kit.ran["read_file"] == 0 and "/srv/index" not in _dump(events)

@@ -17,6 +17,7 @@ from adk_yuxi.access import (
     AccessDenied,
     AccessRepository,
     AgentExecutionRevoked,
+    Principal,
     ResourceKind,
     ResourceRecord,
     Role,
@@ -142,3 +143,17 @@ async def test_a_run_under_another_user_id_is_refused(
     _stopped(events, AccessDenied)
     assert "another user" in log[-1].detail
     assert llm.requests == []
+
+
+async def test_a_fixed_principal_built_by_the_host_runs_on_live_rights(
+    world: tuple[Kit, AccessRepository, Path],
+) -> None:
+    """The host's own principal need not list the agent: the repository decides that."""
+    kit, repo, _ = world
+    principal = Principal(user=User(id=USER, department_id="d1"))
+    llm = ScriptedLlm([call("echo", text="hi"), "done"])
+    log: list[Refusal] = []
+    events = await run_turn(
+        _app(kit, repo, principal, llm, log), InMemorySessionService(), "s", "go"
+    )
+    assert events[-1].error_code is None and kit.ran["echo"] == 1 and log == []
