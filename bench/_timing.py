@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from collections.abc import Awaitable, Callable
@@ -13,6 +14,7 @@ async def timed_rounds(
     contenders: dict[str, Callable[[], Awaitable[int]]],
     rounds: int,
     clock: Callable[[], float] = time.perf_counter,
+    collect: bool = False,
 ) -> dict[str, list[float]]:
     """Runs each contender once per round, interleaved so that machine noise (the other
     core busy, a CPU frequency change) hits every contender alike. Each contender returns
@@ -22,6 +24,8 @@ async def timed_rounds(
     samples: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, run in contenders.items():
+            if collect:
+                gc.collect()
             start = clock()
             operations = await run()
             samples[name].append((clock() - start) / max(operations, 1))
