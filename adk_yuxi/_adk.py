@@ -15,6 +15,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.events.event import Event
+from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
 from google.adk.tools.base_tool import BaseTool
@@ -28,6 +29,7 @@ __all__ = [
     "PINNED",
     "PINNED_MODULES",
     "HookedFunctionTool",
+    "HookedReflectAndRetryPlugin",
     "StaleSessionError",
     "apply_temp_state",
     "commit_event_to_session",
@@ -71,6 +73,12 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("google.genai._common", "BaseModel", "_check_field_type_mismatches", "method"),
     ("google.adk.events.event", "Event", "_accept_convenience_kwargs", "method"),
+    (
+        "google.adk.plugins.reflect_retry_tool_plugin",
+        "ReflectAndRetryToolPlugin",
+        "_handle_tool_error",
+        "method",
+    ),
 )
 
 PINNED_MODULES: tuple[tuple[str, str], ...] = (
@@ -159,3 +167,22 @@ class HookedFunctionTool(FunctionTool):
     @override
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         return self.declaration()
+
+
+class HookedReflectAndRetryPlugin(ReflectAndRetryToolPlugin):
+    """ADK's reflect-and-retry plugin with its central failure handler (what a failure
+    found in a result or raised by a tool is answered with) as a public hook."""
+
+    async def handle_failure(
+        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, error: Any
+    ) -> dict[str, Any] | None:
+        result: dict[str, Any] | None = await super()._handle_tool_error(
+            tool, tool_args, tool_context, error
+        )
+        return result
+
+    @override
+    async def _handle_tool_error(
+        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, error: Any
+    ) -> dict[str, Any] | None:
+        return await self.handle_failure(tool, tool_args, tool_context, error)

@@ -25,12 +25,12 @@ from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
+from .._adk import HookedReflectAndRetryPlugin
 from ..errors import ToolErrorCode, tool_error
 from ..models import MALFORMED_ARGUMENTS_KEY, declared_tool_names
 from ._budget import RepairLedger, remember
@@ -65,7 +65,7 @@ def _error_code(tool: BaseTool, result: Any) -> str | None:
     return None
 
 
-class CallRepairPlugin(ReflectAndRetryToolPlugin):
+class CallRepairPlugin(HookedReflectAndRetryPlugin):
     """`ledger` is charged once per repair; `build_app` passes the run's failure budget."""
 
     def __init__(self, ledger: RepairLedger, *, name: str = REPAIR_PLUGIN_NAME) -> None:
@@ -110,8 +110,8 @@ class CallRepairPlugin(ReflectAndRetryToolPlugin):
         return result if _error_code(tool, result) else None
 
     @override
-    async def _handle_tool_error(
-        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext, error: Any
+    async def handle_failure(
+        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, error: Any
     ) -> dict[str, Any] | None:
         code = _error_code(tool, error)
         if code is None:
