@@ -137,11 +137,15 @@ async def test_a_run_taken_over_in_flight_stops(services: YuxiServices) -> None:
         assert active is not None
         await asyncio.sleep(0.45)
         await RunLedger(services.store).take_over(active.run_id, "B", 30)
-        await asyncio.sleep(0.5)  # the next renewal finds the run taken
+        for _ in range(200):  # until the next renewal finds the run taken
+            if active.lost:
+                break
+            await asyncio.sleep(0.05)
         return {"done": True}
 
-    # A worker that renews too late to keep its lease: it stands for a stalled one.
-    plugin = LedgerPlugin(services.store, lease_seconds=0.3, renew_every=0.7)
+    # A worker that renews too late to keep its lease: it stands for a stalled one
+    # (its first renewal comes long after the lease lapsed and B took the run over).
+    plugin = LedgerPlugin(services.store, lease_seconds=0.3, renew_every=2.0)
     runner, llm, _ = make_runner(services, [call("stalls"), "never said"], ledger=plugin)
     runner.agent.tools.append(FunctionTool(stalls))  # type: ignore[union-attr]
     session = await services.session_service.create_session(app_name=APP, user_id=USER)
