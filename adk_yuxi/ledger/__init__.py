@@ -8,7 +8,7 @@ tools act on (waiting points, marks, access repository, workspace).
 
 from ._errors import LeaseExpired, LeaseHeld, LedgerError, RunNotFound, WorkerLeaseExpired
 from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
-from ._store import RUN_STATUSES, RunLedger, RunRecord
+from ._store import RUN_STATUSES, RunLedger, RunPage, RunRecord
 from ._workspace import UnsafeUserId, per_user_workspaces
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "LedgerPlugin",
     "RunLedger",
     "RunNotFound",
+    "RunPage",
     "RunRecord",
     "UnsafeUserId",
     "WorkerLeaseExpired",

@@ -9,17 +9,21 @@ explicitly once the holder's lease has expired. All transitions are conditional
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .._sql.errors import InvalidPageTokenError
 from .._sql.store import SqlStore, Tx
 from . import _schema  # noqa: F401  (registers the table)
 from ._errors import LeaseExpired, LeaseHeld, RunNotFound
 
-__all__ = ["RUN_STATUSES", "RunLedger", "RunRecord"]
+__all__ = ["RUN_STATUSES", "RunLedger", "RunPage", "RunRecord"]
 
 RUNNING, WAITING = "running", "waiting"
 RUN_STATUSES = ("running", "waiting", "completed", "failed", "cancelled")
@@ -47,6 +51,27 @@ class RunRecord:
 
     def lease_live(self, now: float | None = None) -> bool:
         return self.status == RUNNING and self.lease_expires_at > (now or time.time())
+
+
+@dataclass(frozen=True)
+class RunPage:
+    items: list[RunRecord] = field(default_factory=list)
+    next_page_token: str | None = None
+
+
+def _token(started_at: float, run_id: str) -> str:
+    raw = json.dumps([started_at, run_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _position(token: str) -> tuple[float, str]:
+    try:
+        at, run_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        return float(at), str(run_id)
+    except (ValueError, TypeError, binascii.Error) as exc:
+        raise InvalidPageTokenError(
+            f"Invalid page token {token!r}: pass back a next_page_token from list_runs."
+        ) from exc
 
 
 def _record(row: Sequence[Any]) -> RunRecord:
@@ -196,6 +221,40 @@ class RunLedger:
         if changed != 1:
             raise LeaseHeld(run_id)
         return _record(row)
+
+    async def list_runs(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str | None = None,
+        status: str | None = None,
+        page_size: int = 50,
+        page_token: str | None = None,
+    ) -> RunPage:
+        """A user's runs (or one session's), newest first, keyset-paged."""
+        if not 1 <= page_size <= 500:
+            raise ValueError("page_size must be between 1 and 500")
+        if status is not None and status not in RUN_STATUSES:
+            raise ValueError(f"unknown run status {status!r}")
+        sql = f"SELECT {_COLUMNS} FROM yx_runs WHERE app_name = :a AND user_id = :u"
+        params: dict[str, Any] = {"a": app_name, "u": user_id, "n": page_size + 1}
+        if session_id is not None:
+            sql += " AND session_id = :s"
+            params["s"] = session_id
+        if status is not None:
+            sql += " AND status = :st"
+            params["st"] = status
+        if page_token is not None:
+            params["at"], params["after"] = _position(page_token)
+            sql += " AND (started_at < :at OR (started_at = :at AND run_id < :after))"
+        sql += " ORDER BY started_at DESC, run_id DESC LIMIT :n"
+        async with self.store.read() as tx:
+            rows = [_record(r) for r in await tx.fetchall(sql, params)]
+        if len(rows) <= page_size:
+            return RunPage(rows)
+        last = rows[page_size - 1]
+        return RunPage(rows[:page_size], _token(last.started_at, last.run_id))
 
     async def list_expired(self, *, limit: int = 100) -> list[RunRecord]:
         """Runs still marked running whose lease has lapsed: candidates for takeover."""

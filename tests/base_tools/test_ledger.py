@@ -167,3 +167,44 @@ async def test_a_run_the_ledger_cannot_record_does_not_start(services: YuxiServi
     finally:
         await services.store.write_one("ALTER TABLE yx_runs_away RENAME TO yx_runs")
     assert llm.requests == []
+
+
+async def test_runs_of_a_user_page_newest_first(services: YuxiServices) -> None:
+    ledger = RunLedger(services.store)
+    made = []
+    for i in range(5):
+        record = await ledger.begin(
+            app_name=APP,
+            user_id=USER,
+            session_id=f"s{i % 2}",
+            invocation_id=f"e{i}",
+            agent_name="a",
+            worker="w",
+            lease_seconds=60,
+        )
+        made.append(record.run_id)
+        if i % 2:
+            await ledger.finish(record.run_id, "w", "completed")
+    await ledger.begin(
+        app_name=APP,
+        user_id="bob",
+        session_id="s0",
+        invocation_id="e9",
+        agent_name="a",
+        worker="w",
+        lease_seconds=60,
+    )
+    seen, token = [], None
+    while True:
+        page = await ledger.list_runs(app_name=APP, user_id=USER, page_size=2, page_token=token)
+        seen += [r.run_id for r in page.items]
+        token = page.next_page_token
+        if token is None:
+            break
+    assert seen == list(reversed(made))
+    done = await ledger.list_runs(app_name=APP, user_id=USER, status="completed")
+    assert [r.run_id for r in done.items] == [made[3], made[1]]
+    one = await ledger.list_runs(app_name=APP, user_id=USER, session_id="s0")
+    assert [r.run_id for r in one.items] == [made[4], made[2], made[0]]
+    with pytest.raises(ValueError):
+        await ledger.list_runs(app_name=APP, user_id=USER, status="lost")
