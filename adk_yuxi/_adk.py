@@ -9,8 +9,10 @@ against the installed ADK: an upgrade that renames one fails there, in one place
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.errors._stale_session_error import StaleSessionError
@@ -18,6 +20,7 @@ from google.adk.events.event import Event
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
+from google.adk.flows.llm_flows.extensions import _agent_transfer
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.function_tool import FunctionTool
@@ -28,6 +31,7 @@ __all__ = [
     "EVENT_DECODE_SKIPPED_HOOKS",
     "PINNED",
     "PINNED_MODULES",
+    "PINNED_FUNCTIONS",
     "HookedFunctionTool",
     "HookedReflectAndRetryPlugin",
     "StaleSessionError",
@@ -41,6 +45,8 @@ __all__ = [
     "set_storage_marker",
     "storage_marker",
     "trim_temp_delta_state",
+    "transfer_instructions",
+    "transfer_targets",
 ]
 
 PINNED: tuple[tuple[str, str, str, str], ...] = (
@@ -94,6 +100,23 @@ EVENT_DECODE_SKIPPED_HOOKS: frozenset[tuple[str, str]] = frozenset(
 )
 """(module, qualified name) of the validators the fast event decoder leaves out (see
 `adk_yuxi.sessions._fast_events`); both are pinned above."""
+
+
+PINNED_FUNCTIONS: tuple[tuple[str, str], ...] = (
+    # (module, private function)
+    ("google.adk.flows.llm_flows.extensions._agent_transfer", "_get_transfer_targets"),
+    ("google.adk.flows.llm_flows.extensions._agent_transfer", "_build_transfer_instructions"),
+)
+
+
+def transfer_targets(agent: BaseAgent) -> list[BaseAgent]:
+    """The agents ADK lets `agent` transfer to (from the agent tree and its flags)."""
+    return list(_agent_transfer._get_transfer_targets(agent))
+
+
+def transfer_instructions(tool_name: str, agent: LlmAgent, targets: Sequence[BaseAgent]) -> str:
+    """The transfer instructions ADK appends to `agent`'s request for `targets`."""
+    return str(_agent_transfer._build_transfer_instructions(tool_name, agent, targets))
 
 
 def invocation_of(ctx: ReadonlyContext) -> InvocationContext:

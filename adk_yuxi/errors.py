@@ -41,6 +41,8 @@ class ToolErrorCode(StrEnum):
     RUN_ENDING = "run_ending"
     MALFORMED_ARGUMENTS = "malformed_arguments"
     INVALID_FINAL_ANSWER = "invalid_final_answer"
+    HANDOFF_NOT_ALLOWED = "handoff_not_allowed"
+    AGENT_STOPPED = "agent_stopped"
 
 
 _ADVICE: dict[ToolErrorCode, str] = {
@@ -76,6 +78,14 @@ _ADVICE: dict[ToolErrorCode, str] = {
     ToolErrorCode.INVALID_FINAL_ANSWER: (
         "The final answer does not match the required output schema. Call"
         " `set_model_response` again with every required field of the right type."
+    ),
+    ToolErrorCode.HANDOFF_NOT_ALLOWED: (
+        "No transfer happened: this agent may not hand the conversation to that agent."
+        " Transfer only to one of the agents listed in `allowed`, or answer yourself."
+    ),
+    ToolErrorCode.AGENT_STOPPED: (
+        "This agent was stopped before it finished, so it gave no answer. Do not call it"
+        " again in this turn; answer with what you have."
     ),
 }
 

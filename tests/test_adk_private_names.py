@@ -54,6 +54,11 @@ def test_pinned_private_module_exists(module: str, name: str) -> None:
     assert hasattr(importlib.import_module(module), name), f"{module}.{name} is gone"
 
 
+@pytest.mark.parametrize(("module", "name"), _adk.PINNED_FUNCTIONS)
+def test_pinned_private_function_exists(module: str, name: str) -> None:
+    assert callable(getattr(importlib.import_module(module), name, None)), f"{name} is gone"
+
+
 def _private_google_module(node: ast.AST) -> str | None:
     if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("google."):
         return None
@@ -65,7 +70,7 @@ def test_only_the_adk_module_touches_private_names() -> None:
     """The other modules of the package reach ADK internals only through `_adk`: no
     attribute access to a pinned name, no method overriding one."""
     root = pathlib.Path(_adk.__file__).parent
-    names = {name for _, _, name, _ in _adk.PINNED}
+    names = {name for _, _, name, _ in _adk.PINNED} | {n for _, n in _adk.PINNED_FUNCTIONS}
     offenders = []
     for path in root.rglob("*.py"):
         if path.name == "_adk.py":

@@ -20,6 +20,12 @@ and checks every call on `LiveRights`. Where to extend:
   callback with `run_budget(ctx)`;
 - a model-facing error: `adk_yuxi.errors.tool_error` with a `ToolErrorCode`; a run that
   must end: a `RunStopped` subclass (`_errors`) set as `run.stop`.
+
+Agent trees (`sub_agents`, `agent_tools`, `can_handoff_to`): configs by name in an
+`AgentCatalog`, checked as an `AgentTree`; a principal's runtimes are a `TreeRuntime`
+(one `Runtime` per agent it reaches, `_tree_runtime`); the plugin decides each call on
+the runtime of the agent making it (`_tree_checks`), ties the nested run of an
+`AgentTool` to its caller (`_tree_calls`) and narrows handoffs (`_handoff`).
 """
 
 from ._access import check_resource, current_run, run_budget

@@ -1,20 +1,25 @@
 """`build_app`: an agent's runs as an ADK `App` for Runner, `adk run` and `adk web`.
 
-One path for every app: the agent carries one `YuxiToolset` and the app one
-`AuthorizationPlugin`, which binds each run to the runtime of its principal. A fixed
-`Principal` is a constant principal source (`FixedPrincipal`); its runtime is assembled
-here, so a broken config fails at build time.
+One path for every app: every agent carries one `YuxiToolset` and the app one
+`AuthorizationPlugin`, which binds each run to the runtimes of its principal. A fixed
+`Principal` is a constant principal source (`FixedPrincipal`); its runtimes are
+assembled here, so a broken config fails at build time. A lone agent is a tree of one;
+an agent with `sub_agents` or `agent_tools` (or named in a catalog) is built with its
+whole tree: sub-agents as ADK sub-agents (ADK's transfer flags set from the handoff
+whitelist), agent tools as ADK `AgentTool`s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.agent_tool import AgentTool
 from pydantic import BaseModel
 
 from .._sql.store import SqlStore
@@ -25,6 +30,7 @@ from ..mcp import McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings
+from ._catalog import AgentCatalog, AgentConfigError
 from ._config import AgentConfig
 from ._guards import guard_plugins
 from ._plugin import AuthorizationPlugin
@@ -34,8 +40,13 @@ from ._resources import FileOwner
 from ._rights import LiveRights
 from ._runtime import RuntimeFactory
 from ._toolset import YuxiToolset
+from ._tree import AgentTree
+from ._tree_runtime import TreeRuntimeFactory
 
-__all__ = ["build_app"]
+__all__ = ["ModelChoice", "build_app"]
+
+ModelChoice = BaseLlm | str | None | Mapping[str, BaseLlm | str]
+"""One model for every agent, or one per agent name (agents not named use their config)."""
 
 
 def _model(model: BaseLlm | str | None, name: str | None) -> BaseLlm:
@@ -44,15 +55,63 @@ def _model(model: BaseLlm | str | None, name: str | None) -> BaseLlm:
     return model
 
 
+def _tree(config: AgentConfig | str, catalog: AgentCatalog | None) -> AgentTree:
+    """The tree to build. A config given with a catalog joins it, unless the catalog
+    holds another config under that name."""
+    if isinstance(config, str):
+        if catalog is None:
+            raise TypeError("build_app with an agent name needs catalog=")
+        return AgentTree.build(catalog, config)
+    if catalog is None:
+        return AgentTree.build(AgentCatalog([config]), config.name)
+    if config.name in catalog:
+        if catalog.get(config.name) != config:
+            problem = f"the catalog holds another config named {config.name!r}"
+            raise AgentConfigError("code", [("name", problem)])
+        return AgentTree.build(catalog, config.name)
+    staged = AgentCatalog(catalog)
+    staged.add(config)
+    return AgentTree.build(staged, config.name)
+
+
+def _agent(
+    tree: AgentTree,
+    name: str,
+    model: BaseLlm,
+    toolset: YuxiToolset,
+    built: dict[str, LlmAgent],
+    output_schema: type[BaseModel] | None,
+) -> LlmAgent:
+    config = tree.config(name)
+    whitelist = tree.handoff_targets(name)
+    parent = tree.parent(name)
+    extra: dict[str, Any] = {}
+    if config.sub_agents:
+        extra["sub_agents"] = [built[n] for n in config.sub_agents]
+    if name == tree.root and output_schema is not None:
+        extra["output_schema"] = output_schema
+    return LlmAgent(
+        name=name,
+        model=model,
+        description=config.description,
+        instruction=config.instruction,
+        tools=[toolset],
+        disallow_transfer_to_parent=parent is None or parent not in whitelist,
+        disallow_transfer_to_peers=not set(tree.peers(name)).intersection(whitelist),
+        **extra,
+    )
+
+
 def build_app(
-    config: AgentConfig,
+    config: AgentConfig | str,
     principal: Principal | PrincipalSource,
     *,
+    catalog: AgentCatalog | None = None,
     registry: ToolRegistry | None = None,
     skills: SkillCatalog | None = None,
     mcp_servers: McpServerRegistry | None = None,
     repository: AccessRepository | None = None,
-    model: BaseLlm | str | None = None,
+    model: ModelChoice = None,
     workspace: str | Path | None = None,
     file_owner: FileOwner | None = None,
     app_name: str | None = None,
@@ -71,38 +130,50 @@ def build_app(
     Every model call and tool call is decided on the user's rights as of that call:
     with `repository`, read from the access database (the agent itself must be shared
     with the user); without it, asked of the source again (a fixed principal never
-    changes). `model` overrides the config's model (tests pass a `ScriptedLlm`). The
-    authorization plugin is registered first, so it runs before any other plugin can
-    answer a call. `cache_size` bounds how many per-principal runtimes are kept.
-    `settings` configures the tools that need server-side configuration (web search
-    providers, say); tools it leaves unusable are not part of any run. `records` (a
-    database URL or the services' `SqlStore`) adds a `LedgerPlugin` after the
-    authorization plugin: every run is recorded with its lease, and the base tools keep
-    their waiting points and marks there (marks re-check `repository`; presented files
-    come from `workspace`). Without it the base tools answer `tool_not_available`.
+    changes). `model` overrides the config's model (tests pass a `ScriptedLlm`), for
+    every agent or per agent name. The authorization plugin is registered first, so it
+    runs before any other plugin can answer a call. `cache_size` bounds how many
+    per-principal runtimes are kept. `settings` configures the tools that need
+    server-side configuration (web search providers, say); tools it leaves unusable are
+    not part of any run. `records` (a database URL or the services' `SqlStore`) adds a
+    `LedgerPlugin` after the authorization plugin: every run is recorded with its lease,
+    and the base tools keep their waiting points and marks there (marks re-check
+    `repository`; presented files come from `workspace`). Without it the base tools
+    answer `tool_not_available`.
 
-    The agent (and so its model) is shared by every user of a source-backed app: the
-    config's `model` is used as given there, while for a fixed non-admin principal it
+    Multi-agent apps: `config` may name an agent of `catalog`, or be a config whose
+    `sub_agents` / `agent_tools` name agents of it. The tree is checked first
+    (`AgentTree`); each agent is then a share-scoped resource gated per user (the root
+    too, in a tree of more than one agent), with its own runtime from the same principal.
+
+    The agents (and so their models) are shared by every user of a source-backed app:
+    the configs' `model` is used as given there, while for a fixed non-admin principal it
     is reset like the other admin-only fields (limits), which are reset per principal.
 
     The model-facing guards follow the authorization plugin (`adk_yuxi.guards`): repair
-    of malformed calls always, per-step tool retrieval when `config.tool_retrieval` is
-    set (BM25 over `registry` unless `tool_retriever` is given), and structured output
-    when `output_schema` (a pydantic model class, as ADK's `LlmAgent` takes it) is given.
+    of malformed calls always, per-step tool retrieval when the root config's
+    `tool_retrieval` is set (BM25 over `registry` unless `tool_retriever` is given), and
+    structured output of the root agent when `output_schema` (a pydantic model class, as
+    ADK's `LlmAgent` takes it) is given.
     """
-    factory = RuntimeFactory(
-        config,
-        registry=registry,
-        skills=skills,
-        mcp_servers=mcp_servers,
-        workspace=workspace,
-        file_owner=file_owner,
-        settings=settings,
-    )
+    tree = _tree(config, catalog)
+    factories = {
+        name: RuntimeFactory(
+            agent,
+            registry=registry,
+            skills=skills,
+            mcp_servers=mcp_servers,
+            workspace=workspace,
+            file_owner=file_owner,
+            settings=settings,
+        )
+        for name, agent in tree.configs.items()
+    }
+    factory = TreeRuntimeFactory(tree, factories)
     fixed = principal if isinstance(principal, Principal) else None
     source: PrincipalSource = FixedPrincipal(fixed) if fixed is not None else principal  # type: ignore[assignment]
     if repository is not None:
-        rights = LiveRights(repository.current_principal, agent=config.name)
+        rights = LiveRights(repository.current_principal, agent=tree.root)
     else:
         rights = LiveRights(source, agent=None)
     plugin = AuthorizationPlugin(
@@ -114,19 +185,24 @@ def build_app(
         cache_size=cache_size,
         on_refusal=on_refusal,
     )
-    model_name = config.model
-    if fixed is not None:
-        model_name = plugin.cache.get(fixed).context.config.model
-    agent = LlmAgent(
-        name=config.name,
-        model=_model(model, model_name),
-        description=config.description,
-        instruction=config.instruction,
-        tools=[YuxiToolset(plugin)],
-        output_schema=output_schema,
-    )
+    fixed_tree = plugin.cache.get(fixed) if fixed is not None else None
+    toolset = YuxiToolset(plugin)
+    agents: dict[str, LlmAgent] = {}
+    agent_tools: dict[str, AgentTool] = {}
+    for name, agent_config in tree.configs.items():  # an agent after those it names
+        model_name = agent_config.model
+        if fixed_tree is not None:
+            runtime = fixed_tree.agent(name)
+            model_name = runtime.context.config.model if runtime is not None else None
+        chosen = model.get(name) if isinstance(model, Mapping) else model
+        resolved = _model(chosen, model_name)
+        agent = agents[name] = _agent(tree, name, resolved, toolset, agents, output_schema)
+        if name in tree.agent_tool_targets():
+            agent_tools[name] = AgentTool(agent)
+    plugin.agents = agents
+    plugin.agent_tools = agent_tools
     guards = guard_plugins(
-        config,
+        tree.config(tree.root),
         plugin,
         registry=registry,
         retriever=tool_retriever,
@@ -136,7 +212,7 @@ def build_app(
     if records is not None:
         ledger.append(LedgerPlugin(records, repository=repository, workspace=workspace))
     return App(
-        name=app_name or config.name,
-        root_agent=agent,
+        name=app_name or tree.root,
+        root_agent=agents[tree.root],
         plugins=[plugin, *ledger, *guards, *plugins],
     )

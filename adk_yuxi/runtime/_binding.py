@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from google.adk.agents.readonly_context import ReadonlyContext
@@ -23,7 +23,7 @@ from adk_yuxi.errors import RunStopped
 from ..access import Principal
 from ._budget import RunBudget
 from ._cache import RuntimeCache
-from ._runtime import Runtime
+from ._tree_runtime import TreeRuntime
 
 __all__ = ["Run", "RunBindings", "model_step"]
 
@@ -38,11 +38,11 @@ def model_step(ctx: ReadonlyContext) -> int:
 class Run:
     user_id: str
     invocation_id: str
-    runtime: Runtime | None = None
-    """The runtime bound at run start: its tool instances serve the whole run."""
+    runtime: TreeRuntime | None = None
+    """The runtimes bound at run start: their tool instances serve the whole run."""
     principal: Principal | None = None
-    """The principal as of the latest check, and `live` its runtime."""
-    live: Runtime | None = None
+    """The principal as of the latest check, and `live` its runtimes."""
+    live: TreeRuntime | None = None
     budget: RunBudget | None = None
     refused: type[RunStopped] | None = None
     """Why the run may not start at all (set at binding; nothing runs)."""
@@ -52,7 +52,12 @@ class Run:
     """The model call in flight is the last one (`early_stopping="generate"`)."""
     checked_step: int | None = None
     """The model step whose rights were read last (see `current_runtime`)."""
-    children: set[str] = field(default_factory=set)
+    parent: Run | None = None
+    """For the nested run of an agent tool: the run that called it."""
+    callers: tuple[str, ...] = ()
+    """For a nested run: the agents whose tool call it is (their rights are checked too)."""
+    link: Any = None
+    """For a nested run: how it reports a stop to its caller (`_tree_plugin.AgentToolCall`)."""
 
 
 class RunBindings:
@@ -78,31 +83,38 @@ class RunBindings:
             invocation_context, self._abandon, run.invocation_id, run
         )
 
-    def adopt(self, child_invocation_id: str, parent_invocation_id: str) -> Run:
-        """Binds a nested invocation (an agent called as a tool) to its root's run, so
-        it is checked with the same rights and charged to the same budget; released with
-        the root."""
-        run = self._runs[parent_invocation_id]
-        run.children.add(child_invocation_id)
-        self._runs[child_invocation_id] = run
+    def adopt(
+        self, invocation_context: Any, parent_invocation_id: str, callers: tuple[str, ...]
+    ) -> Run | None:
+        """Binds a nested invocation (an agent called as a tool) to a run of its own that
+        shares its caller's runtimes, rights and budget; None when the caller is no longer
+        bound. The caller outlives it, so it holds no cache entry of its own."""
+        parent = self._runs.get(parent_invocation_id)
+        if parent is None or parent.runtime is None or parent.stop is not None:
+            return None
+        run = Run(
+            user_id=parent.user_id,
+            invocation_id=invocation_context.invocation_id,
+            runtime=parent.runtime,
+            principal=parent.principal,
+            live=parent.live,
+            budget=parent.budget,
+            parent=parent,
+            callers=callers,
+        )
+        self.bind(run, invocation_context)
         return run
 
     async def release(self, invocation_id: str) -> None:
         """Ends the binding of `invocation_id`; safe to call more than once."""
         run = self._unbind(invocation_id, None)
-        if run is not None and run.runtime is not None:
+        if run is not None and run.runtime is not None and run.parent is None:
             await self.cache.release(run.runtime)
 
     def _unbind(self, invocation_id: str, only: Run | None) -> Run | None:
         run = self._runs.get(invocation_id)
         if run is None or (only is not None and run is not only):
             return None
-        if run.invocation_id != invocation_id:  # a child: the root owns the binding
-            run.children.discard(invocation_id)
-            del self._runs[invocation_id]
-            return None
-        for child in run.children:
-            self._runs.pop(child, None)
         del self._runs[invocation_id]
         finalizer = self._finalizers.pop(invocation_id, None)
         if finalizer is not None:
@@ -114,7 +126,7 @@ class RunBindings:
         skips both when a run is cancelled), so the binding is released here."""
         self._finalizers.pop(invocation_id, None)
         unbound = self._unbind(invocation_id, run)
-        if unbound is None or unbound.runtime is None:
+        if unbound is None or unbound.runtime is None or unbound.parent is not None:
             return
         task = self.cache.release_later(unbound.runtime)
         if task is not None:

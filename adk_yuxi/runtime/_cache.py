@@ -1,4 +1,5 @@
-"""The per-principal cache of assembled runtimes.
+"""The per-principal cache of assembled runtimes (a `TreeRuntime`: one `Runtime` per
+agent of the tree the principal reaches).
 
 A runtime is a pure function of the principal value (and the app's config), so equal
 principals share one; a changed principal is a different key, never a stale hit. The
@@ -13,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from ..access import Principal
-from ._runtime import Runtime
+from ._tree_runtime import TreeRuntime
 
 __all__ = ["RuntimeCache"]
 
@@ -21,14 +22,14 @@ __all__ = ["RuntimeCache"]
 class _Entry:
     __slots__ = ("cached", "runtime", "users")
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: TreeRuntime) -> None:
         self.runtime = runtime
         self.users = 0
         self.cached = True
 
 
 class RuntimeCache:
-    def __init__(self, assemble: Callable[[Principal], Runtime], *, size: int = 256) -> None:
+    def __init__(self, assemble: Callable[[Principal], TreeRuntime], *, size: int = 256) -> None:
         if size < 1:
             raise ValueError("cache_size must be at least 1")
         self._assemble = assemble
@@ -42,18 +43,18 @@ class RuntimeCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, principal: Principal) -> Runtime:
+    def get(self, principal: Principal) -> TreeRuntime:
         """The runtime of `principal`, assembled on a miss. Raises what assembly raises
         (`DuplicateToolError` for a config whose tools clash)."""
         return self._entry(principal).runtime
 
-    def acquire(self, principal: Principal) -> Runtime:
+    def acquire(self, principal: Principal) -> TreeRuntime:
         """Like `get`, and counts a run as using it until `release`."""
         entry = self._entry(principal)
         entry.users += 1
         return entry.runtime
 
-    async def release(self, runtime: Runtime) -> None:
+    async def release(self, runtime: TreeRuntime) -> None:
         entry = self._by_runtime.get(id(runtime))
         if entry is None or entry.runtime is not runtime:
             return
@@ -62,7 +63,7 @@ class RuntimeCache:
             del self._by_runtime[id(runtime)]
             await runtime.close()
 
-    def release_later(self, runtime: Runtime) -> asyncio.Task[None] | None:
+    def release_later(self, runtime: TreeRuntime) -> asyncio.Task[None] | None:
         """`release` from synchronous code (a finalizer); needs a running loop."""
         try:
             loop = asyncio.get_running_loop()
@@ -72,7 +73,7 @@ class RuntimeCache:
 
     async def evict(self) -> None:
         """Drops least recently used runtimes beyond the bound, closing idle ones."""
-        idle: list[Runtime] = []
+        idle: list[TreeRuntime] = []
         while len(self._entries) > self._size:
             _, entry = self._entries.popitem(last=False)
             entry.cached = False

@@ -75,6 +75,7 @@ def guard_plugins(
         # Framework tools stay declared: the final answer and the handoff between agents.
         always = {*BASE_TOOL_IDS, *SKILL_LOADER_TOOLS, SetModelResponseTool.NAME}
         always.add("transfer_to_agent")
+        always.update(plugin.agent_tools)  # the agents of a tree called as tools
         always.update(retrieval.pinned)
         plugins.append(
             ToolRetrievalPlugin(

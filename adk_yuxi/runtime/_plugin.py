@@ -23,7 +23,6 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
@@ -41,11 +40,17 @@ from ._errors import (
     ToolCallLimitReached,
     ToolFailureLimitReached,
 )
+from ._handoff import restrict_transfers
 from ._principals import PrincipalSource
 from ._refusals import RefusalHook, Reporter, stop_response
 from ._resources import ResourceDenied
 from ._rights import LiveRights
-from ._runtime import Runtime, RuntimeFactory
+from ._tree_calls import (
+    AgentToolCall,
+    pending_agent_tool_call,
+)
+from ._tree_checks import TreeChecks
+from ._tree_runtime import TreeRuntime, TreeRuntimeFactory
 from ._visibility import SKILL_LOADER_TOOLS
 
 __all__ = ["FINAL_ANSWER_INSTRUCTION", "PLUGIN_NAME", "AuthorizationPlugin"]
@@ -61,10 +66,10 @@ FINAL_ANSWER_INSTRUCTION = (
 logger = logging.getLogger("adk_yuxi.runtime.authorization")
 
 
-class AuthorizationPlugin(BasePlugin):
+class AuthorizationPlugin(TreeChecks):
     def __init__(
         self,
-        factory: RuntimeFactory,
+        factory: TreeRuntimeFactory,
         source: PrincipalSource,
         *,
         rights: LiveRights,
@@ -80,33 +85,48 @@ class AuthorizationPlugin(BasePlugin):
         self.cache = RuntimeCache(factory, size=cache_size)
         self.bindings = RunBindings(self.cache)
         self.reporter = Reporter(factory.config.name, on_refusal)
+        self.agents = {}
+        self.agent_tools = {}
 
     # -- decisions ----------------------------------------------------------------------
 
-    def _stop(self, run: Run, stop: type[RunStopped], detail: str, tool: str | None = None) -> None:
+    def _stop(
+        self,
+        run: Run,
+        stop: type[RunStopped],
+        detail: str,
+        tool: str | None = None,
+        agent: str | None = None,
+    ) -> None:
         if run.stop is None:
             run.stop = stop
+            if isinstance(run.link, AgentToolCall):
+                run.link.stopped = stop.CODE  # the caller gets a tool error
             self.reporter.record(
                 stop.CODE.lower(),
                 user_id=run.user_id,
                 invocation_id=run.invocation_id,
                 tool=tool,
                 detail=detail,
+                agent=agent,
             )
 
-    def _refuse(self, run: Run, code: ToolErrorCode, tool: str, detail: str) -> None:
+    def _refuse(
+        self, run: Run, code: ToolErrorCode, tool: str, detail: str, agent: str | None = None
+    ) -> None:
         self.reporter.record(
             code.value,
             user_id=run.user_id,
             invocation_id=run.invocation_id,
             tool=tool,
             detail=detail,
+            agent=agent,
         )
 
     async def current_runtime(
         self, run: Run, tool: str | None = None, *, step: int | None = None
-    ) -> Runtime | None:
-        """The runtime of the run's principal as of now, or None when the run must end
+    ) -> TreeRuntime | None:
+        """The runtimes of the run's principal as of now, or None when the run must end
         (`run.stop` says why).
 
         `step` names a model step (the session's event count): the tools declared for a
@@ -142,6 +162,14 @@ class AuthorizationPlugin(BasePlugin):
 
     async def _bind(self, invocation_context: InvocationContext) -> Run:
         user_id = invocation_context.user_id
+        call = pending_agent_tool_call()
+        agent = getattr(invocation_context.agent, "name", None)
+        if call is not None and call.matches(user_id, agent):
+            nested = self.bindings.adopt(invocation_context, call.parent, call.callers)
+            if nested is not None:
+                call.used = True
+                nested.link = call
+                return nested
         run = Run(user_id=user_id, invocation_id=invocation_context.invocation_id)
         refused: tuple[type[RunStopped], str] | None = None
         principal: Principal | None = None
@@ -162,9 +190,12 @@ class AuthorizationPlugin(BasePlugin):
                 refused = (AccessDenied, reason)
             else:
                 run.runtime = self.cache.acquire(principal)
-                run.principal = live
-                run.live = run.runtime if live is principal else self.cache.get(live)
-                run.budget = RunBudget.from_limits(run.runtime.context.config.limits)
+                if run.runtime.denied is not None:
+                    refused = (AccessDenied, run.runtime.denied)
+                else:
+                    run.principal = live
+                    run.live = run.runtime if live is principal else self.cache.get(live)
+                    run.budget = RunBudget.from_limits(run.runtime.context.config.limits)
         await self.bindings.release(run.invocation_id)  # a resumed invocation binds afresh
         self.bindings.bind(run, invocation_context)
         await self.cache.evict()
@@ -199,18 +230,28 @@ class AuthorizationPlugin(BasePlugin):
             return stop_response(AccessDenied)
         if run.refused is not None:
             return stop_response(run.refused)
-        runtime = await self.current_runtime(run, step=model_step(callback_context))
-        if runtime is None or run.budget is None:
+        call = await self.agent_call(run, callback_context, step=model_step(callback_context))
+        if call is None or run.budget is None:
             return stop_response(run.stop or AccessDenied)
-        limits = runtime.context.config.limits
+        limits = call.tree.context.config.limits  # the root's: one budget per user turn
         count = run.budget.llm_calls.charge()
+        generate = limits.early_stopping == "generate"
+        if run.parent is not None and generate and count >= limits.max_llm_calls:
+            run.budget.llm_calls.count -= 1  # the last call is the root's final answer
+            self._stop(run, LlmCallLimitReached, f"model call {count} in an agent tool")
+            return stop_response(LlmCallLimitReached)
         if count > limits.max_llm_calls:
             self._stop(run, LlmCallLimitReached, f"model call {count}")
             return stop_response(LlmCallLimitReached)
-        if count == limits.max_llm_calls and limits.early_stopping == "generate":
+        if count == limits.max_llm_calls and generate:
             run.final_call = True
             _withdraw_tools(llm_request)
             llm_request.append_instructions([FINAL_ANSWER_INSTRUCTION])
+            return None
+        agent = self.agents.get(callback_context.agent_name)
+        if agent is not None:
+            allowed = [t.name for t in call.tree.handoffs(agent.name)]
+            restrict_transfers(llm_request, agent, allowed)
         return None
 
     @override
@@ -241,19 +282,23 @@ class AuthorizationPlugin(BasePlugin):
             return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, name)
         if run.final_call:
             return tool_error(ToolErrorCode.RUN_ENDING, name)
-        runtime = await self.current_runtime(run, name)
-        if runtime is None or run.runtime is None or run.budget is None:
+        call = await self.agent_call(run, tool_context, name)
+        if call is None or run.budget is None:
             return tool_error(ToolErrorCode.RUN_ENDING, name)
-        visibility = runtime.visibility(run.runtime.activated_skills(tool_context))
-        if not run.runtime.permits(tool, visibility):
-            self._refuse(run, ToolErrorCode.TOOL_NOT_AVAILABLE, name, "hidden, gated or unknown")
+        runtime, agent = call.live, tool_context.agent_name
+        if self.is_tree_call(tool):
+            return self.tree_call(run, call, tool, tool_args, tool_context)
+        visibility = runtime.visibility(call.bound.activated_skills(tool_context))
+        if not call.bound.permits(tool, visibility):
+            detail = "hidden, gated or unknown"
+            self._refuse(run, ToolErrorCode.TOOL_NOT_AVAILABLE, name, detail, agent)
             return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, name)
         skill = tool_args.get("skill_name") if name in SKILL_LOADER_TOOLS else None
         if skill is not None and skill not in runtime.context.skill_specs:
             self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, f"skill {skill!r}")
             return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, argument="skill_name")
         count = run.budget.tool_calls.charge()
-        if count > runtime.context.config.limits.max_tool_calls_per_turn:
+        if count > call.tree.context.config.limits.max_tool_calls_per_turn:
             self._stop(run, ToolCallLimitReached, f"tool call {count}", name)
             return tool_error(ToolErrorCode.LIMIT_REACHED, name)
         try:

@@ -64,13 +64,22 @@ class Reporter:
         self._hook = hook
 
     def record(
-        self, code: str, *, user_id: str, invocation_id: str, tool: str | None, detail: str
+        self,
+        code: str,
+        *,
+        user_id: str,
+        invocation_id: str,
+        tool: str | None,
+        detail: str,
+        agent: str | None = None,
     ) -> None:
+        """`agent` is the agent of a tree that made the call (default: the root)."""
+        agent = agent or self.agent
         refusal = Refusal(
             code=code,
             tool=tool,
             user_id=user_id,
-            agent=self.agent,
+            agent=agent,
             invocation_id=invocation_id,
             detail=detail,
         )
@@ -80,7 +89,7 @@ class Reporter:
             code,
             tool,
             user_id,
-            self.agent,
+            agent,
             detail,
             extra={"yuxi_event": refusal.event, "yuxi_refusal": refusal.as_dict()},
         )

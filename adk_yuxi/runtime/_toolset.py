@@ -1,9 +1,10 @@
-"""`YuxiToolset`: the one toolset a Yuxi agent carries.
+"""`YuxiToolset`: the one toolset a Yuxi agent carries (each agent of a tree has one).
 
 At each model step it shows the tools of the runtime its run is bound to, filtered by
 what the user's rights allow as of that step (`AuthorizationPlugin.current_runtime`)
 and by the skills active in session state. A run without a runtime (refused, ending,
-or outside a run) sees no tools at all.
+or outside a run) sees no tools at all. An agent of a tree also shows the agent tools
+of its config that the user may use.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing_extensions import override
 
 from .._adk import disable_invocation_cache
 from ._binding import model_step
+from ._tools import DuplicateToolError
 
 if TYPE_CHECKING:
     from ._plugin import AuthorizationPlugin
-
 
 __all__ = ["YuxiToolset"]
 
@@ -40,11 +41,20 @@ class YuxiToolset(BaseToolset):
         run = self.plugin.run_of(readonly_context)
         if run is None or run.runtime is None:
             return []
-        live = await self.plugin.current_runtime(run, step=model_step(readonly_context))
-        if live is None:
+        step = model_step(readonly_context)
+        call = await self.plugin.agent_call(run, readonly_context, step=step)
+        if call is None:
             return []
-        visibility = live.visibility(run.runtime.activated_skills(readonly_context))
-        return await run.runtime.visible_tools(visibility, readonly_context)
+        visibility = call.live.visibility(call.bound.activated_skills(readonly_context))
+        tools = await call.bound.visible_tools(visibility, readonly_context)
+        agent = readonly_context.agent_name
+        shown = {t.name for t in tools}
+        for name in call.tree.agent_tools(agent):
+            if name in run.runtime.agent_tools(agent):
+                if name in shown:
+                    raise DuplicateToolError(name, [f"a tool of {agent!r}", "an agent tool"])
+                tools.append(self.plugin.agent_tools[name])
+        return tools
 
     @override
     async def process_llm_request(
@@ -52,7 +62,9 @@ class YuxiToolset(BaseToolset):
     ) -> None:
         run = self.plugin.run_of(tool_context)
         if run is not None and run.runtime is not None and run.stop is None:
-            await run.runtime.add_instructions(tool_context, llm_request)
+            bound = run.runtime.agent(tool_context.agent_name)
+            if bound is not None:
+                await bound.add_instructions(tool_context, llm_request)
 
     @override
     async def close(self) -> None:

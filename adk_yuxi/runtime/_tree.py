@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ..access import Principal, ResourceKind
 from ..errors import YuxiError
 from ._catalog import AgentCatalog, UnknownAgentError
 from ._config import AgentConfig
@@ -88,6 +89,28 @@ class AgentTree:
         """The whitelist of `name`: where its model may transfer the conversation, before
         the user's rights are applied."""
         return self.configs[name].handoff_targets(self.parents.get(name))
+
+    def reachable_by(self, principal: Principal) -> tuple[list[str], list[str]]:
+        """The agents `principal` reaches from the root (every one it may read, through
+        agents it may read) and those left out; nothing when it may not read the root."""
+        if not principal.may_use(ResourceKind.AGENT, self.root):
+            return [], [self.root]
+        kept: dict[str, None] = {}
+        omitted: dict[str, None] = {}
+        stack = [self.root]
+        while stack:
+            name = stack.pop()
+            if name in kept:
+                continue
+            kept[name] = None
+            config = self.configs[name]
+            for child in reversed((*config.sub_agents, *config.agent_tools)):
+                if principal.may_use(ResourceKind.AGENT, child):
+                    stack.append(child)
+                else:
+                    omitted[child] = None
+        order = list(self.configs)
+        return sorted(kept, key=order.index), sorted(omitted, key=order.index)
 
     def agent_tool_targets(self) -> frozenset[str]:
         return frozenset(n for c in self.configs.values() for n in c.agent_tools)

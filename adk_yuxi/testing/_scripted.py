@@ -100,9 +100,15 @@ class ScriptedLlm(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        # A deep copy: ADK reuses and mutates request objects between steps.
-        recorded = llm_request.model_copy(deep=True)
-        recorded.tools_dict = dict(llm_request.tools_dict)
+        # A deep copy: ADK reuses and mutates request objects between steps. The tools
+        # are shared, not copied (an agent tool holds a whole agent and its runtime).
+        tools = llm_request.tools_dict
+        llm_request.tools_dict = {}
+        try:
+            recorded = llm_request.model_copy(deep=True)
+        finally:
+            llm_request.tools_dict = tools
+        recorded.tools_dict = dict(tools)
         self._requests.append(recorded)
         if self._cursor >= len(self.script):
             raise ScriptExhaustedError(

@@ -210,3 +210,30 @@ def test_shared_agent_tool_is_built_once() -> None:
     )
     tree = AgentTree.build(catalog, "a")
     assert list(tree.configs) == ["r", "w", "a"]
+
+
+def test_reachable_by_follows_only_readable_agents() -> None:
+    from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, ShareConfig, User
+
+    catalog = _catalog(
+        root={"sub_agents": ["w"], "agent_tools": ["r"]},
+        w={"description": "W", "agent_tools": ["deep"]},
+        r={"description": "R", "agent_tools": ["deep"]},
+        deep={"description": "D"},
+    )
+    tree = AgentTree.build(catalog, "root")
+
+    def who(*agents: str) -> Principal:
+        records = [
+            ResourceRecord(
+                kind=ResourceKind.AGENT, id=a, creator_id="x", share=ShareConfig.public()
+            )
+            for a in agents
+        ]
+        return Principal.from_records(User(id="u"), records)
+
+    assert tree.reachable_by(who("root", "w", "r", "deep")) == (["deep", "w", "r", "root"], [])
+    assert tree.reachable_by(who("root", "r", "deep")) == (["deep", "r", "root"], ["w"])
+    # Only through a readable agent: deep is readable but w, its only way in here, is not.
+    assert tree.reachable_by(who("root", "deep")) == (["root"], ["w", "r"])
+    assert tree.reachable_by(who("w", "r", "deep")) == ([], ["root"])

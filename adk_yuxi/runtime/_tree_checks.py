@@ -1,0 +1,124 @@
+"""The part of the authorization plugin that knows agent trees: which agent of the
+user's tree a call belongs to, handoffs, and calls to agent tools (nested runs).
+
+`AuthorizationPlugin` derives from `TreeChecks`; the run-level decisions it relies on
+(`current_runtime`, `_stop`, `_refuse`) are the plugin's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from google.adk.agents import LlmAgent
+from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.agent_tool import AgentTool
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from typing_extensions import override
+
+from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
+
+from ..access import AgentExecutionRevoked
+from ._binding import Run
+from ._errors import ToolCallLimitReached
+from ._handoff import TRANSFER_TOOL
+from ._tree_calls import (
+    AgentCall,
+    AgentToolCall,
+    finish_agent_tool_call,
+    refuse_tree_call,
+    start_agent_tool_call,
+)
+from ._tree_runtime import TreeRuntime
+
+__all__ = ["TreeChecks"]
+
+
+class TreeChecks(BasePlugin):
+    agents: Mapping[str, LlmAgent]
+    """The ADK agents of the tree by name (set by `build_app`), for handoffs."""
+    agent_tools: Mapping[str, AgentTool]
+    """The tree's own `AgentTool` instances by agent name (set by `build_app`)."""
+
+    async def current_runtime(
+        self, run: Run, tool: str | None = None, *, step: int | None = None
+    ) -> TreeRuntime | None:
+        raise NotImplementedError
+
+    def _stop(
+        self,
+        run: Run,
+        stop: type[RunStopped],
+        detail: str,
+        tool: str | None = None,
+        agent: str | None = None,
+    ) -> None:
+        raise NotImplementedError
+
+    def _refuse(
+        self, run: Run, code: ToolErrorCode, tool: str, detail: str, agent: str | None = None
+    ) -> None:
+        raise NotImplementedError
+
+    async def agent_call(
+        self, run: Run, ctx: ReadonlyContext, tool: str | None = None, *, step: int | None = None
+    ) -> AgentCall | None:
+        """The runtimes of the agent making this call, or None when the run must end
+        (`run.stop` says why): the agent, or an agent whose tool call this nested run
+        is, is no longer in the user's tree."""
+        tree = await self.current_runtime(run, tool, step=step)
+        if tree is None or run.runtime is None:
+            return None
+        agent = ctx.agent_name
+        bound, live = run.runtime.agent(agent), tree.agent(agent)
+        lost = [a for a in run.callers if tree.agent(a) is None]
+        if bound is None or live is None or lost:
+            detail = f"agent(s) {lost or [agent]} no longer available to this user"
+            self._stop(run, AgentExecutionRevoked, detail, tool, agent)
+            return None
+        return AgentCall(tree, bound, live)
+
+    def is_tree_call(self, tool: BaseTool) -> bool:
+        return tool.name == TRANSFER_TOOL or self.agent_tools.get(tool.name) is tool
+
+    def tree_call(
+        self,
+        run: Run,
+        call: AgentCall,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+    ) -> dict[str, Any] | None:
+        """A handoff or an agent tool: decided on the user's tree as of this call."""
+        name, agent = tool.name, tool_context.agent_name
+        assert run.budget is not None and run.runtime is not None
+        count = run.budget.tool_calls.charge()
+        if count > call.tree.context.config.limits.max_tool_calls_per_turn:
+            self._stop(run, ToolCallLimitReached, f"tool call {count}", name, agent)
+            return tool_error(ToolErrorCode.LIMIT_REACHED, name)
+        refused = refuse_tree_call(call.tree, run.runtime, name, tool_args, agent)
+        if refused is not None:
+            code, detail, result = refused
+            self._refuse(run, code, name, detail, agent)
+            return result
+        if name != TRANSFER_TOOL:
+            callers = (*run.callers, agent)
+            start_agent_tool_call(
+                AgentToolCall(run.invocation_id, name, tool_context.user_id, callers)
+            )
+        return None
+
+    @override
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        if self.agent_tools.get(tool.name) is not tool:
+            return None
+        return finish_agent_tool_call(tool, tool_context)
