@@ -22,6 +22,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from typing_extensions import override
 
+from ._demo_agents import delegate
 from ._demo_knowledge import knowledge_followup, wants_knowledge
 from ._request import declared_tool_names, last_content
 
@@ -118,6 +119,9 @@ class DemoLlm(BaseLlm):
             ]
             return _text("(demo model) " + "; ".join(lines))
         text = " ".join(p.text for p in content.parts if p.text).strip()
+        delegated = delegate(request, text)  # agent tools and transfers
+        if delegated is not None:
+            return delegated
         return self._respond_to_text(text, set(declared_tool_names(request)))
 
     def _respond_to_text(self, text: str, tools: set[str]) -> LlmResponse:

@@ -77,7 +77,7 @@ def web(records: Path) -> Iterator[str]:
 
 def test_list_apps_lists_the_assistant(web: str) -> None:
     apps = httpx.get(f"{web}/list-apps", timeout=10).json()
-    assert "assistant" in apps and "skilled" in apps
+    assert "assistant" in apps and "skilled" in apps and "team" in apps
 
 
 def _run(web: str, app: str, user: str, session_id: str, text: str) -> list[dict[str, Any]]:
@@ -239,3 +239,22 @@ def test_knowledge_app_quotes_the_sample_corpus(web: str) -> None:
     assert calls == ["list_kbs", "query_kb"]
     final = events[-1]["content"]["parts"][0]["text"]
     assert "备份保留三十天" in final and "数据库运维手册.md" in final
+
+
+def test_team_calls_an_agent_tool_and_transfers_within_the_whitelist(web: str) -> None:
+    """The multi-agent app offline: a nested agent-tool run, a refused handoff with the
+    allowed targets, then a handoff the writer answers."""
+    user, session_id = "web-user", f"s-{uuid.uuid4().hex[:8]}"
+    created = httpx.post(f"{web}/apps/team/users/{user}/sessions/{session_id}", json={})
+    assert created.status_code == 200, created.text
+    asked = _responses(_run(web, "team", user, session_id, "ask researcher what is 6 * 7"))
+    assert [r["name"] for r in asked] == ["researcher"]
+    assert "calculate returned" in asked[0]["response"]["result"]
+    assert "42" in asked[0]["response"]["result"]
+    refused = _responses(_run(web, "team", user, session_id, "hand it to the critic"))
+    error = refused[0]["response"]["error"]
+    assert error["code"] == "handoff_not_allowed"
+    assert [a["name"] for a in error["allowed"]] == ["writer"]
+    handed = _run(web, "team", user, session_id, "hand it to the writer")
+    assert handed[-1]["author"] == "writer"
+    assert all("errorCode" not in e for e in handed), handed

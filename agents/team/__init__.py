@@ -1,0 +1,3 @@
+from . import agent
+
+__all__ = ["agent"]
