@@ -42,3 +42,15 @@ def test_waiting_point_sample_asks_answers_and_resumes(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         [(status, answers)] = conn.execute("SELECT status, answers FROM yx_waitpoints").fetchall()
     assert status == "answered" and answers == '{"q-1": "fri"}'
+
+
+def test_agent_tree_sample_gives_each_user_the_tree_their_rights_allow(tmp_path: Path) -> None:
+    done = run_command([sys.executable, "samples/agent_tree.py", "--db", str(tmp_path / "p.db")])
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "mei reaches ['coordinator', 'researcher', 'critic', 'writer']; left out: nothing" in out
+    assert "li reaches ['coordinator', 'critic', 'writer']; left out: ['researcher']" in out
+    mei, li = out.split("mei: ", 1)[1].split("li: ask researcher", 1)
+    assert mei.count("coordinator → researcher(") == 2 and "15000" in mei
+    assert "researcher(" not in li and "I cannot see a tool named 'researcher'" in li
+    assert "writer: (demo model) writer here" in li
