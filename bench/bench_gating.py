@@ -213,7 +213,7 @@ async def decision_cost(iterations: int = 5000) -> dict[str, float]:
     app = build_app(CONFIG, principal, registry=registry, skills=catalog, model=_Player())
     plugin = app.plugins[0]
     assert isinstance(plugin, AuthorizationPlugin)
-    runtime = plugin.cache.get(principal)
+    runtime = plugin.cache.get(principal).root
     guard, context = runtime.guard, runtime.context
     activated = STATE[f"_adk_activated_skill_{AGENT}"]
     tool = registry.get("t_0001")
