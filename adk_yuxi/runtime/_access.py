@@ -39,7 +39,7 @@ async def check_resource(ctx: ReadonlyContext, kind: ResourceType | str, value: 
     resource = ResourceType(kind)
     run = current_run(ctx)
     tree = None if run is None or run.stop is not None else (run.live or run.runtime)
-    runtime = None if tree is None else tree.agent(ctx.agent_name)
+    runtime = None if tree is None else tree.agent(tree.checked_as(ctx.agent_name))
     if runtime is None:
         raise ResourceDenied("(direct)", resource, "no Yuxi runtime in this invocation")
     reason = await runtime.guard.allows(resource, value)

@@ -47,7 +47,7 @@ class YuxiToolset(BaseToolset):
             return []
         visibility = call.live.visibility(call.bound.activated_skills(readonly_context))
         tools = await call.bound.visible_tools(visibility, readonly_context)
-        agent = readonly_context.agent_name
+        agent = call.agent
         shown = {t.name for t in tools}
         for name in call.tree.agent_tools(agent):
             if name in run.runtime.agent_tools(agent):

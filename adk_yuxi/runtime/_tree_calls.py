@@ -43,6 +43,9 @@ class AgentCall(NamedTuple):
     """The agent's runtime bound at run start (its tool instances)."""
     live: Runtime
     """The agent's runtime as of this call (its decisions)."""
+    agent: str
+    """The agent of the tree the call is decided as (the root for an agent the app did
+    not build)."""
 
 
 @dataclass(eq=False)

@@ -71,14 +71,14 @@ class TreeChecks(BasePlugin):
         tree = await self.current_runtime(run, tool, step=step)
         if tree is None or run.runtime is None:
             return None
-        agent = ctx.agent_name
+        agent = tree.checked_as(ctx.agent_name)
         bound, live = run.runtime.agent(agent), tree.agent(agent)
         lost = [a for a in run.callers if tree.agent(a) is None]
         if bound is None or live is None or lost:
             detail = f"agent(s) {lost or [agent]} no longer available to this user"
             self._stop(run, AgentExecutionRevoked, detail, tool, agent)
             return None
-        return AgentCall(tree, bound, live)
+        return AgentCall(tree, bound, live, agent)
 
     def is_tree_call(self, tool: BaseTool) -> bool:
         return tool.name == TRANSFER_TOOL or self.agent_tools.get(tool.name) is tool
@@ -92,7 +92,7 @@ class TreeChecks(BasePlugin):
         tool_context: ToolContext,
     ) -> dict[str, Any] | None:
         """A handoff or an agent tool: decided on the user's tree as of this call."""
-        name, agent = tool.name, tool_context.agent_name
+        name, agent = tool.name, call.agent
         assert run.budget is not None and run.runtime is not None
         count = run.budget.tool_calls.charge()
         if count > call.tree.context.config.limits.max_tool_calls_per_turn:

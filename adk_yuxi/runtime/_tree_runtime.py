@@ -48,6 +48,12 @@ class TreeRuntime:
     def agent(self, name: str) -> Runtime | None:
         return self.agents.get(name)
 
+    def checked_as(self, name: str) -> str:
+        """The agent of the tree a call by agent `name` is decided as: itself, or the
+        root for an agent the app did not build (a host composing ours into a workflow:
+        its model calls count, its own tools are not ours)."""
+        return name if name in self.tree.configs else self.tree.root
+
     def handoffs(self, agent: str) -> tuple[HandoffTarget, ...]:
         """Where `agent` may transfer for this user: its whitelist, reachable agents only."""
         return tuple(

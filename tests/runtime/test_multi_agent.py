@@ -355,3 +355,36 @@ async def test_odd_transfer_targets_are_refused(target: Any) -> None:
     refused = responses(events, "transfer_to_agent")[0]["error"]
     assert refused["code"] == "handoff_not_allowed"
     assert final_text(events) == "stayed" and models["writer"].requests == []
+
+
+async def test_an_agent_the_app_did_not_build_is_checked_as_the_root() -> None:
+    """A host composing the tree into a workflow: the foreign agent's calls count and its
+    own tools never run, and its transfer is decided on the root's whitelist."""
+    from google.adk.agents import LlmAgent, SequentialAgent
+    from google.adk.apps import App
+
+    tools = Tools()
+    ran: list[str] = []
+
+    def foreign_tool() -> str:
+        """Not one of ours."""
+        ran.append("x")
+        return "x"
+
+    models = {"coordinator": ScriptedLlm(["root answer"])}
+    built = build_app(
+        "coordinator",
+        principal("alice"),
+        catalog=tree_catalog(),
+        registry=tools.registry,
+        model=models,
+    )
+    foreign_llm = ScriptedLlm([call("foreign_tool"), call("researcher", request="q"), "done"])
+    foreign = LlmAgent(name="foreign", model=foreign_llm, tools=[foreign_tool])
+    pipeline = SequentialAgent(name="pipeline", sub_agents=[built.root_agent, foreign])
+    app = App(name=built.name, root_agent=pipeline, plugins=built.plugins)
+    events = await run(app, "alice")
+    assert ran == []
+    assert responses(events, "foreign_tool")[0]["error"]["code"] == "tool_not_available"
+    assert responses(events, "researcher")[0]["error"]["code"] == "tool_not_available"
+    assert final_text(events) == "done"
