@@ -190,6 +190,7 @@ PUBLIC: dict[str, set[str]] = {
         "build_app",
         "check_resource",
         "compute_visibility",
+        "current_agent_runtime",
         "current_run",
         "load_agent_config",
         "prepare_runtime_context",

@@ -28,7 +28,7 @@ the runtime of the agent making it (`_tree_checks`), ties the nested run of an
 `AgentTool` to its caller (`_tree_calls`) and narrows handoffs (`_handoff`).
 """
 
-from ._access import check_resource, current_run, run_budget
+from ._access import check_resource, current_agent_runtime, current_run, run_budget
 from ._app import build_app
 from ._binding import Run
 from ._budget import RunBudget
@@ -96,6 +96,7 @@ __all__ = [
     "build_app",
     "check_resource",
     "compute_visibility",
+    "current_agent_runtime",
     "current_run",
     "load_agent_config",
     "prepare_runtime_context",

@@ -12,8 +12,9 @@ from ._binding import Run
 from ._budget import RunBudget
 from ._plugin import PLUGIN_NAME, AuthorizationPlugin
 from ._resources import ResourceDenied, ResourceType
+from ._runtime import Runtime
 
-__all__ = ["check_resource", "current_run", "run_budget"]
+__all__ = ["check_resource", "current_agent_runtime", "current_run", "run_budget"]
 
 
 def current_run(ctx: ReadonlyContext) -> Run | None:
@@ -28,6 +29,14 @@ def run_budget(ctx: ReadonlyContext) -> RunBudget | None:
     return None if run is None else run.budget
 
 
+def current_agent_runtime(ctx: ReadonlyContext) -> Runtime | None:
+    """The runtime of the agent making this call (of its tree, as of the latest check),
+    or None outside a Yuxi run or in a run that is ending."""
+    run = current_run(ctx)
+    tree = None if run is None or run.stop is not None else (run.live or run.runtime)
+    return None if tree is None else tree.agent(tree.checked_as(ctx.agent_name))
+
+
 async def check_resource(ctx: ReadonlyContext, kind: ResourceType | str, value: Any) -> None:
     """Raises `ResourceDenied` unless this run may touch `value`, on the rights of the
     latest check. A tool may let it propagate: the plugin answers the model with
@@ -37,9 +46,7 @@ async def check_resource(ctx: ReadonlyContext, kind: ResourceType | str, value: 
     that guards a resource must not become open by being attached to a plain agent.
     """
     resource = ResourceType(kind)
-    run = current_run(ctx)
-    tree = None if run is None or run.stop is not None else (run.live or run.runtime)
-    runtime = None if tree is None else tree.agent(tree.checked_as(ctx.agent_name))
+    runtime = current_agent_runtime(ctx)
     if runtime is None:
         raise ResourceDenied("(direct)", resource, "no Yuxi runtime in this invocation")
     reason = await runtime.guard.allows(resource, value)

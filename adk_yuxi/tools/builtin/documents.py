@@ -30,7 +30,7 @@ from ...documents import (
     aconvert_document,
     ocr_unavailable_reason,
 )
-from ...runtime import ResourceDenied, ResourceType, check_resource, current_run
+from ...runtime import ResourceDenied, ResourceType, check_resource, current_agent_runtime
 from .._availability import ToolSettings, ToolUnavailable
 from .._metadata import ToolExtraMetadata
 from .._registry import register_tool
@@ -54,8 +54,7 @@ def _error(code: str, message: str) -> dict[str, Any]:
 
 def _workspace(tool_context: ToolContext) -> Path | None:
     """The workspace of the runtime this call runs on (the guard's own root)."""
-    run = current_run(tool_context)
-    runtime = None if run is None else (run.live or run.runtime)
+    runtime = current_agent_runtime(tool_context)
     return None if runtime is None else runtime.guard.workspace
 
 
