@@ -17,10 +17,10 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.events.event import Event
+from google.adk.flows.llm_flows.extensions import _agent_transfer
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
-from google.adk.flows.llm_flows.extensions import _agent_transfer
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.function_tool import FunctionTool
@@ -30,8 +30,8 @@ from typing_extensions import override
 __all__ = [
     "EVENT_DECODE_SKIPPED_HOOKS",
     "PINNED",
-    "PINNED_MODULES",
     "PINNED_FUNCTIONS",
+    "PINNED_MODULES",
     "HookedFunctionTool",
     "HookedReflectAndRetryPlugin",
     "StaleSessionError",
@@ -44,9 +44,9 @@ __all__ = [
     "invocation_of",
     "set_storage_marker",
     "storage_marker",
-    "trim_temp_delta_state",
     "transfer_instructions",
     "transfer_targets",
+    "trim_temp_delta_state",
 ]
 
 PINNED: tuple[tuple[str, str, str, str], ...] = (
