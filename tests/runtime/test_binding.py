@@ -1,16 +1,18 @@
-"""The per-invocation binding: a nested invocation adopted by its root shares the root's
-run (rights, budget) and goes with it."""
+"""The per-invocation binding: the nested invocation of an agent tool gets a run of its
+own that shares its caller's runtimes, rights and budget, and ends on its own."""
 
 from __future__ import annotations
 
 import gc
 from pathlib import Path
 
-from adk_yuxi.runtime import AgentConfig, Limits
+from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, Limits
 from adk_yuxi.runtime._binding import Run, RunBindings
 from adk_yuxi.runtime._budget import RunBudget
 from adk_yuxi.runtime._cache import RuntimeCache
+from adk_yuxi.runtime._errors import LlmCallLimitReached
 from adk_yuxi.runtime._runtime import RuntimeFactory
+from adk_yuxi.runtime._tree_runtime import TreeRuntimeFactory
 
 from ._kit import Kit
 
@@ -18,31 +20,48 @@ from ._kit import Kit
 class _Invocation:
     """Stands for ADK's invocation context: the binding only holds a weak reference."""
 
+    def __init__(self, invocation_id: str) -> None:
+        self.invocation_id = invocation_id
 
-async def test_an_adopted_invocation_shares_the_root_run_and_goes_with_it(
+
+async def test_an_adopted_invocation_shares_the_callers_run_and_ends_on_its_own(
     tmp_path: Path,
 ) -> None:
     kit = Kit(tmp_path)
     principal = kit.principal()
-    cache = RuntimeCache(RuntimeFactory(AgentConfig(name="a"), registry=kit.registry))
+    tree = AgentTree.build(AgentCatalog([AgentConfig(name="a")]), "a")
+    factory = TreeRuntimeFactory(
+        tree, {"a": RuntimeFactory(tree.config("a"), registry=kit.registry)}
+    )
+    cache = RuntimeCache(factory)
     bindings = RunBindings(cache)
     root = Run(user_id="alice", invocation_id="root", runtime=cache.acquire(principal))
     root.budget = RunBudget.from_limits(Limits(max_llm_calls=2))
-    context = _Invocation()
-    bindings.bind(root, context)
+    root_context = _Invocation("root")
+    bindings.bind(root, root_context)
 
-    child = bindings.adopt("child", "root")
-    assert child is root and bindings.get("child") is root
-    assert child.budget is not None
+    child_context = _Invocation("child")
+    child = bindings.adopt(child_context, "root", ("a",))
+    assert child is not None and child is not root and bindings.get("child") is child
+    assert child.parent is root and child.runtime is root.runtime and child.callers == ("a",)
+    assert child.budget is root.budget
     child.budget.llm_calls.charge()
-    assert root.budget.llm_calls.count == 1  # one counter for the whole tree
+    assert root.budget.llm_calls.count == 1  # one counter for the whole turn
 
     await bindings.release("child")  # the child ending does not end the root
     assert bindings.get("root") is root and bindings.get("child") is None
-    bindings.adopt("child", "root")
+    assert bindings.adopt(_Invocation("x"), "nobody", ()) is None  # no caller, no adoption
+
+    abandoned = _Invocation("abandoned")
+    assert bindings.adopt(abandoned, "root", ("a",)) is not None
+    del abandoned
+    gc.collect()  # a nested run ADK dropped without after_run is released by its finalizer
+    assert bindings.get("abandoned") is None
+
+    root.stop = LlmCallLimitReached
+    assert bindings.adopt(_Invocation("late"), "root", ("a",)) is None  # a stopping caller
     await bindings.release("root")
-    assert bindings.get("root") is None and bindings.get("child") is None
     assert bindings.running == 0
-    del context
+    del root_context
     gc.collect()  # the finalizer was detached: nothing left to release
     assert bindings.running == 0
