@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -104,7 +105,9 @@ def _runner_for(app: App, turns: int) -> Callable[[], Awaitable[int]]:
     return run
 
 
-async def measure(turns: int, rounds: int) -> dict[str, float]:
+async def measure(
+    turns: int, rounds: int, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, float]:
     registry = ToolRegistry()
     tool(registry=registry)(lookup)
     catalog = AgentCatalog(
@@ -129,7 +132,9 @@ async def measure(turns: int, rounds: int) -> dict[str, float]:
     samples: dict[str, list[float]] = {PLAIN: [], YUXI: []}
     await timed_rounds(contenders(), 1)  # warm-up: imports, declaration caches
     for _ in range(rounds):
-        for name, values in (await timed_rounds(contenders(), 1)).items():
+        for name, values in (
+            await timed_rounds(contenders(), 1, clock=clock, collect=True)
+        ).items():
             samples[name].extend(values)
     return {name: median_rate(values) for name, values in samples.items()}
 
@@ -142,14 +147,21 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     turns, rounds = (10, 3) if args.quick else (args.turns, args.rounds)
     os.environ.setdefault("ADK_DISABLE_TELEMETRY", "1")
-    result = asyncio.run(measure(turns, rounds))
-    anchor = result[PLAIN]
+    wall = asyncio.run(measure(turns, rounds))
+    cpu = asyncio.run(measure(turns, rounds, clock=time.process_time))
     rows = [
-        [name, f"{seconds * 1e6:,.0f}", f"{seconds / anchor:.3f}"]
-        for name, seconds in result.items()
+        [
+            name,
+            f"{wall[name] * 1e6:,.0f}",
+            f"{wall[name] / wall[PLAIN]:.3f}",
+            f"{cpu[name] * 1e6:,.0f}",
+            f"{cpu[name] / cpu[PLAIN]:.3f}",
+        ]
+        for name in wall
     ]
     print(f"AgentTool round trip per turn, {turns} turns x {rounds} rounds (median)")
-    print(format_table(["tree", "µs per turn", "ratio vs plain ADK"], rows))
+    headers = ["tree", "wall µs/turn", "wall ratio", "CPU µs/turn", "CPU ratio"]
+    print(format_table(headers, rows))
 
 
 if __name__ == "__main__":
