@@ -70,6 +70,8 @@ PUBLIC: dict[str, set[str]] = {
         "BM25ToolRetriever",
         "CallRepairPlugin",
         "Charge",
+        "Embedder",
+        "EmbeddingToolRetriever",
         "RepairLedger",
         "REPAIR_BUDGET_EXHAUSTED",
         "REPAIR_PLUGIN_NAME",

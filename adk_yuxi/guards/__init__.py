@@ -13,6 +13,7 @@ from ._budget import (
     RepairBudgetExhausted,
     RepairLedger,
 )
+from ._embedding import Embedder, EmbeddingToolRetriever
 from ._repair import REPAIR_PLUGIN_NAME, CallRepairPlugin
 from ._retrieval import BM25ToolRetriever, ToolRetriever
 from ._retrieval_plugin import RETRIEVAL_PLUGIN_NAME, ToolRetrievalPlugin, latest_user_text
@@ -28,6 +29,8 @@ __all__ = [
     "BM25ToolRetriever",
     "CallRepairPlugin",
     "Charge",
+    "Embedder",
+    "EmbeddingToolRetriever",
     "RepairBudget",
     "RepairBudgetExhausted",
     "RepairLedger",
