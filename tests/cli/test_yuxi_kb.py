@@ -86,3 +86,38 @@ def _listening(port: int) -> bool:
 
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_serve_knowledge_over_stdio_takes_the_delegation_from_meta(tmp_path: Path) -> None:
+    from mcp import StdioServerParameters
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    db = str(tmp_path / "kb.db")
+    (tmp_path / "hours.txt").write_text("The library opens at eight.")
+    assert yuxi("kb", "create", "Lib", "--id", "lib", "--owner", "ann", "--db", db, cwd=tmp_path)
+    assert yuxi("kb", "ingest", "lib", "hours.txt", "--db", db, cwd=tmp_path).returncode == 0
+    key = tmp_path / "key.jwk"
+    keys = DelegationKeys.load_or_create(key)
+    params = StdioServerParameters(
+        command=str(BIN / "yuxi"),
+        args=["serve", "knowledge", "--stdio", "--db", db, "--key", str(key)],
+        env=cli_env(),
+        cwd=tmp_path,
+    )
+
+    async def ask() -> tuple[object, object]:
+        async with (
+            stdio_client(params) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            token = keys.signer().mint("ann", "s", ["lib"])
+            args = {"kb_id": "lib", "query": "library opens"}
+            ok = await session.call_tool("query_kb", args, meta={"yuxi/delegation": token})
+            missing = await session.call_tool("query_kb", args)
+            return ok, missing
+
+    ok, missing = asyncio.run(ask())
+    assert ok.structured_content["hits"][0]["content"] == "The library opens at eight."  # type: ignore[attr-defined]
+    assert missing.is_error and "no delegation token" in str(missing.content)  # type: ignore[attr-defined]
