@@ -85,12 +85,13 @@ async def test_lease_is_renewed_while_the_loop_keeps_running(services: YuxiServi
 async def test_takeover_only_after_expiry(services: YuxiServices) -> None:
     ledger = RunLedger(services.store)
     key = dict(app_name=APP, user_id=USER, session_id="s1", invocation_id="e-1", agent_name="a")
-    first = await ledger.begin(**key, worker="A", lease_seconds=1.5)
+    first = await ledger.begin(**key, worker="A", lease_seconds=60)
     with pytest.raises(LeaseHeld):
         await ledger.begin(**key, worker="B", lease_seconds=5)
     with pytest.raises(LeaseHeld):
         await ledger.take_over(first.run_id, "B", 5)
-    await asyncio.sleep(1.6)
+    assert await ledger.renew(first.run_id, "A", 0.2)  # A's last renewal, then it stalls
+    await asyncio.sleep(0.3)
     with pytest.raises(LeaseExpired) as expired:
         await ledger.begin(**key, worker="B", lease_seconds=5)
     assert expired.value.code == "worker_lease_expired"
@@ -117,11 +118,12 @@ async def test_resume_refused_while_another_worker_holds_the_run(services: YuxiS
         invocation_id=point.invocation_id,
         agent_name="helper",
         worker="B",
-        lease_seconds=1.5,
+        lease_seconds=60,
     )
     refused = await run(runner, session.id, answered.resume_message())
     assert "run_lease_held" in refused[-1].content.parts[0].text
-    await asyncio.sleep(1.6)
+    assert await other.renew(held.run_id, "B", 0.2)  # B's last renewal, then it stalls
+    await asyncio.sleep(0.3)
     refused = await run(runner, session.id, answered.resume_message())
     assert "worker_lease_expired" in refused[-1].content.parts[0].text
     await other.take_over(held.run_id, plugin.worker, 5)
@@ -135,17 +137,22 @@ async def test_a_run_taken_over_in_flight_stops(services: YuxiServices) -> None:
         """Stalls past its lease; worker B takes the run over meanwhile."""
         active = plugin.run_of(tool_context.invocation_id)
         assert active is not None
-        await asyncio.sleep(0.45)
-        await RunLedger(services.store).take_over(active.run_id, "B", 30)
+        ledger = RunLedger(services.store)
+        for _ in range(100):  # A stalls: its lease lapses (unless its renewer got in first)
+            await ledger.renew(active.run_id, active.worker, 0.01)
+            await asyncio.sleep(0.05)
+            try:
+                await ledger.take_over(active.run_id, "B", 30)
+                break
+            except LeaseHeld:
+                continue
         for _ in range(200):  # until the next renewal finds the run taken
             if active.lost:
                 break
             await asyncio.sleep(0.05)
         return {"done": True}
 
-    # A worker that renews too late to keep its lease: it stands for a stalled one
-    # (its first renewal comes long after the lease lapsed and B took the run over).
-    plugin = LedgerPlugin(services.store, lease_seconds=0.3, renew_every=2.0)
+    plugin = LedgerPlugin(services.store, lease_seconds=30, renew_every=0.3)
     runner, llm, _ = make_runner(services, [call("stalls"), "never said"], ledger=plugin)
     runner.agent.tools.append(FunctionTool(stalls))  # type: ignore[union-attr]
     session = await services.session_service.create_session(app_name=APP, user_id=USER)
