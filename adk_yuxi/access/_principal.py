@@ -29,13 +29,18 @@ class Principal:
     user: User
     readable: Mapping[ResourceKind, frozenset[str]] = field(default_factory=dict)
 
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "readable", _freeze(self.readable))
+        readable = _freeze(self.readable)
+        object.__setattr__(self, "readable", readable)
+        # A value, so a runtime assembled for it can be cached and reused while it is
+        # unchanged (the mapping proxy itself is not hashable). Computed once: a
+        # principal with many readable resources is looked up at every run start.
+        object.__setattr__(self, "_hash", hash((self.user, tuple(sorted(readable.items())))))
 
     def __hash__(self) -> int:
-        # A value, so a runtime assembled for it can be cached and reused while it is
-        # unchanged (the mapping proxy itself is not hashable).
-        return hash((self.user, tuple(sorted(self.readable.items()))))
+        return self._hash
 
     @classmethod
     def from_records(cls, user: User, records: Iterable[ResourceRecord]) -> Principal:

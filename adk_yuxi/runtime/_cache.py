@@ -73,6 +73,8 @@ class RuntimeCache:
 
     async def evict(self) -> None:
         """Drops least recently used runtimes beyond the bound, closing idle ones."""
+        if len(self._entries) <= self._size:
+            return
         idle: list[TreeRuntime] = []
         while len(self._entries) > self._size:
             _, entry = self._entries.popitem(last=False)

@@ -196,6 +196,9 @@ class AuthorizationPlugin(TreeChecks):
                     run.principal = live
                     run.live = run.runtime if live is principal else self.cache.get(live)
                     run.budget = RunBudget.from_limits(run.runtime.context.config.limits)
+                    # Rights were just read: they also serve the first model step, if
+                    # no event comes between (one read per step, as for any other).
+                    run.checked_step = len(invocation_context.session.events)
         await self.bindings.release(run.invocation_id)  # a resumed invocation binds afresh
         self.bindings.bind(run, invocation_context)
         await self.cache.evict()
