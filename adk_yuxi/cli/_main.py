@@ -106,10 +106,12 @@ def web_check(tool: str, provider: str | None, key_stdin: bool) -> None:
 
 
 def _add_knowledge_commands() -> None:
+    from ._api import add_api_commands
     from ._kb import kb, serve
 
     main.add_command(kb)
     main.add_command(serve)
+    add_api_commands(main, serve)
 
 
 _add_knowledge_commands()

@@ -1,0 +1,168 @@
+"""Issue, resolve and revoke API keys in the platform database."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._sql.store import SqlStore, Tx
+from ..access import Role
+from . import _schema  # noqa: F401  (registers the table)
+from ._errors import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
+
+__all__ = ["TOKEN_PREFIX", "ApiKey", "ApiKeyStore", "IssuedKey"]
+
+TOKEN_PREFIX = "yxk_"
+_MAX_TOKEN = 200
+_MAX_LABEL = 200
+_COLUMNS = "id, user_id, label, created_by, created_at, expires_at, revoked_at"
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A stored key, never its token."""
+
+    id: str
+    user_id: str
+    label: str
+    created_by: str
+    created_at: float
+    expires_at: float | None
+    revoked_at: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "label": self.label,
+            "created_by": self.created_by,
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+            "revoked_at": self.revoked_at,
+        }
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """A new key and its token, which is shown this once."""
+
+    key: ApiKey
+    token: str
+
+
+def _row(row: Sequence[Any]) -> ApiKey:
+    ident, user_id, label, created_by, created_at, expires_at, revoked_at = row
+    return ApiKey(ident, user_id, label, created_by, created_at, expires_at, revoked_at)
+
+
+async def _active_user(tx: Tx, user_id: str) -> tuple[Role, bool] | None:
+    row = await tx.fetchone("SELECT role, active FROM yx_users WHERE id = :id", {"id": user_id})
+    return None if row is None else (Role(row[0]), bool(row[1]))
+
+
+class ApiKeyStore:
+    """API keys on a shared `SqlStore` (the access tables' database)."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self._store = store
+
+    async def issue(
+        self,
+        user_id: str,
+        *,
+        issued_by: str,
+        label: str = "",
+        ttl_seconds: float | None = None,
+    ) -> IssuedKey:
+        """A new key for `user_id`. `issued_by` must be that user or an active admin,
+        and the user must exist and be active (`ApiKeyForbidden` otherwise)."""
+        if len(label) > _MAX_LABEL:
+            raise ValueError(f"label longer than {_MAX_LABEL} characters")
+        if ttl_seconds is not None and not ttl_seconds > 0:
+            raise ValueError("ttl_seconds must be positive")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        now = time.time()
+        key = ApiKey(
+            id=uuid.uuid4().hex,
+            user_id=user_id,
+            label=label,
+            created_by=issued_by,
+            created_at=now,
+            expires_at=None if ttl_seconds is None else now + ttl_seconds,
+            revoked_at=None,
+        )
+        async with self._store.write() as tx:
+            issuer = await _active_user(tx, issued_by)
+            if issuer is None or not issuer[1]:
+                raise ApiKeyForbidden("the issuing account is unknown or disabled")
+            if issued_by != user_id and not issuer[0].is_admin:
+                raise ApiKeyForbidden("only an admin may issue keys for another user")
+            target = await _active_user(tx, user_id)
+            if target is None or not target[1]:
+                raise ApiKeyForbidden("keys are issued only for active users")
+            await tx.execute(
+                f"INSERT INTO yx_api_keys ({_COLUMNS}, token_hash) VALUES (:id, :user_id,"
+                " :label, :created_by, :created_at, :expires_at, :revoked_at, :token_hash)",
+                {**key.to_dict(), "token_hash": _hash(token)},
+            )
+        return IssuedKey(key=key, token=token)
+
+    async def resolve(self, token: str) -> ApiKey:
+        """The live key of `token`; `InvalidApiKey` for anything else (one message)."""
+        if not token.startswith(TOKEN_PREFIX) or len(token) > _MAX_TOKEN:
+            raise InvalidApiKey()
+        digest = _hash(token)
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS}, token_hash FROM yx_api_keys k"
+                " WHERE token_hash = :hash AND EXISTS (SELECT 1 FROM yx_users u"
+                " WHERE u.id = k.user_id AND u.active = :active)",
+                {"hash": digest, "active": True},
+            )
+        if row is None or not hmac.compare_digest(str(row[7]), digest):
+            raise InvalidApiKey()
+        key = _row(row[:7])
+        if key.revoked_at is not None:
+            raise InvalidApiKey()
+        if key.expires_at is not None and key.expires_at <= time.time():
+            raise InvalidApiKey()
+        return key
+
+    async def revoke(self, key_id: str, *, by: str, by_admin: bool) -> ApiKey:
+        """Revokes a key of `by` (or any key, for an admin); a second revoke keeps the
+        first time. Someone else's key is `ApiKeyNotFound`, as a missing one."""
+        async with self._store.write() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM yx_api_keys WHERE id = :id", {"id": key_id}
+            )
+            if row is None or (row[1] != by and not by_admin):
+                raise ApiKeyNotFound(key_id)
+            await tx.execute(
+                "UPDATE yx_api_keys SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL",
+                {"id": key_id, "now": time.time()},
+            )
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM yx_api_keys WHERE id = :id", {"id": key_id}
+            )
+        assert row is not None
+        return _row(row)
+
+    async def list_keys(self, user_id: str) -> list[ApiKey]:
+        """The keys of `user_id`, newest first (tokens are never readable)."""
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_COLUMNS} FROM yx_api_keys WHERE user_id = :user"
+                " ORDER BY created_at DESC, id DESC",
+                {"user": user_id},
+            )
+        return [_row(r) for r in rows]

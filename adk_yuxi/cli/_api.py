@@ -1,0 +1,117 @@
+"""`yuxi serve api` and `yuxi api-key issue`: the host API from a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import click
+
+__all__ = ["add_api_commands"]
+
+DEFAULT_DB = "sqlite+aiosqlite:///.yuxi/platform.db"
+
+
+def _url(db: str) -> str:
+    """A database URL, or a plain SQLite file path turned into one."""
+    return db if "://" in db else f"sqlite+aiosqlite:///{Path(db).expanduser()}"
+
+
+_DB_OPTION = click.option(
+    "--db",
+    default=lambda: os.environ.get("YUXI_API_DB", DEFAULT_DB),
+    show_default="$YUXI_API_DB or " + DEFAULT_DB,
+    help="Platform database URL (sqlite+aiosqlite:///..., postgresql+asyncpg://...) or file.",
+)
+
+
+@click.command("api")
+@_DB_OPTION
+@click.option(
+    "--agents",
+    "agent_paths",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Agent config YAML file, or a folder of them (repeatable).",
+)
+@click.option(
+    "--workspaces",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: os.environ.get("YUXI_WORKSPACES"),
+    help="Root of the per-user workspaces (present_artifacts); none: unavailable.",
+)
+@click.option("--model", default=None, help="Model for every agent (default: YUXI_MODEL).")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+@click.option("--max-body-bytes", default=1 << 20, show_default=True, type=int)
+def serve_api(
+    db: str,
+    agent_paths: tuple[Path, ...],
+    workspaces: Path | None,
+    model: str | None,
+    host: str,
+    port: int,
+    max_body_bytes: int,
+) -> None:
+    """Serve the authenticated host API for agent runs over HTTP."""
+    import uvicorn
+
+    from adk_yuxi.errors import YuxiError
+    from adk_yuxi.runtime import AgentCatalog
+    from services.api import ApiConfig, create_app
+
+    try:
+        catalog = AgentCatalog.from_yaml(*agent_paths)
+        config = ApiConfig(
+            database_url=_url(db),
+            agents=tuple(catalog.get(name) for name in catalog.names()),
+            workspace_root=workspaces,
+            model=model,
+            max_body_bytes=max_body_bytes,
+        )
+        app = create_app(config)
+    except (YuxiError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+
+
+@click.group("api-key")
+def api_key() -> None:
+    """Issue and revoke the host API's keys (as the database's operator)."""
+
+
+@api_key.command("issue")
+@_DB_OPTION
+@click.option("--user", "user_id", required=True, help="The user the key acts as.")
+@click.option("--by", "issued_by", default=None, help="Issuer (default: the user itself).")
+@click.option("--label", default="", help="A note kept with the key.")
+@click.option("--ttl", "ttl_seconds", type=float, default=None, help="Lifetime in seconds.")
+def issue(
+    db: str, user_id: str, issued_by: str | None, label: str, ttl_seconds: float | None
+) -> None:
+    """Print a new key's token (shown once; only its hash is stored)."""
+    from adk_yuxi.apikeys import ApiKeyStore
+    from adk_yuxi.errors import YuxiError
+    from adk_yuxi.storage import open_services
+
+    async def work() -> str:
+        services = open_services(_url(db))
+        try:
+            issued = await ApiKeyStore(services.store).issue(
+                user_id, issued_by=issued_by or user_id, label=label, ttl_seconds=ttl_seconds
+            )
+            return issued.token
+        finally:
+            await services.close()
+
+    try:
+        click.echo(asyncio.run(work()))
+    except (YuxiError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def add_api_commands(main: click.Group, serve: click.Group) -> None:
+    serve.add_command(serve_api)
+    main.add_command(api_key)

@@ -1,0 +1,10 @@
+"""The host API: authenticated HTTP access to agent runs over the SDK's one runtime path.
+
+`create_app(ApiConfig(...))` builds the ASGI app; `yuxi serve api` runs it with uvicorn.
+See services/README.md for the endpoints.
+"""
+
+from ._app import create_app
+from ._config import ApiConfig
+
+__all__ = ["ApiConfig", "create_app"]

@@ -1,0 +1,50 @@
+"""The ASGI app: one `ApiConfig` in, a FastAPI app out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from ._config import ApiConfig
+from ._errors import install_error_handlers
+from ._host import Host
+from ._keys import router as keys_router
+from ._limits import BodyLimit
+from ._sessions import router as sessions_router
+
+__all__ = ["create_app"]
+
+
+def create_app(config: ApiConfig) -> FastAPI:
+    """The API of `config`; the database is opened (and migrated) at startup."""
+    host = Host(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await host.start()
+        try:
+            yield
+        finally:
+            await host.close()
+
+    app = FastAPI(
+        title="adk_yuxi host API",
+        version="1",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.host = host
+    install_error_handlers(app)
+    app.include_router(keys_router)
+    app.include_router(sessions_router)
+
+    @app.get("/healthz", tags=["health"])
+    async def health() -> dict[str, Any]:
+        return {"status": "ok"}
+
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    return app

@@ -1,0 +1,41 @@
+"""The one configuration a host API is built from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from google.adk.models.base_llm import BaseLlm
+
+from adk_yuxi.runtime import AgentConfig
+
+__all__ = ["ApiConfig"]
+
+
+@dataclass(frozen=True)
+class ApiConfig:
+    """Database, agents, workspaces and model of one API process.
+
+    `agents` are the configs it serves (each still needs its share in the access
+    database for a user to run it); `workspace_root` holds one directory per user for
+    the presented files (none: `present_artifacts` is unavailable); `model` overrides
+    every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`).
+    """
+
+    database_url: str
+    agents: Sequence[AgentConfig]
+    workspace_root: Path | None = None
+    model: BaseLlm | str | None = None
+    max_body_bytes: int = 1 << 20
+    worker: str | None = None
+    lease_seconds: float = 120.0
+    page_size_max: int = 100
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.agents]
+        if len(set(names)) != len(names):
+            raise ValueError("agent names must be unique")
+        if self.max_body_bytes < 1024:
+            raise ValueError("max_body_bytes must be at least 1024")

@@ -1,0 +1,96 @@
+"""The one JSON error shape of the API and the one place lower-layer errors are mapped."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
+from adk_yuxi.storage import InvalidPageTokenError
+from adk_yuxi.waitpoints import (
+    AnswerRejected,
+    StoredQuestionsInvalid,
+    WaitpointConflict,
+    WaitpointNotFound,
+)
+
+__all__ = ["ApiError", "error_body", "install_error_handlers"]
+
+log = logging.getLogger("adk_yuxi.services.api")
+
+
+class ApiError(Exception):
+    """An HTTP error with a stable `code` and a message safe to show any caller."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def _json(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(error_body(code, message, **extra), status_code=status, headers=headers)
+
+
+_MAPPED: dict[type[Exception], tuple[int, str]] = {
+    InvalidApiKey: (401, "unauthenticated"),
+    ApiKeyForbidden: (403, "forbidden"),
+    ApiKeyNotFound: (404, "not_found"),
+    WaitpointNotFound: (404, "not_found"),
+    WaitpointConflict: (409, "conflict"),
+    StoredQuestionsInvalid: (409, "conflict"),
+    InvalidPageTokenError: (422, "invalid_request"),
+}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api(_: Request, exc: ApiError) -> JSONResponse:
+        return _json(exc.status, exc.code, exc.message, **exc.extra)
+
+    @app.exception_handler(AnswerRejected)
+    async def _rejected(_: Request, exc: AnswerRejected) -> JSONResponse:
+        return _json(
+            422, "answer_rejected", "the answer does not fit the questions", problems=exc.problems
+        )
+
+    for kind, (status, code) in _MAPPED.items():
+
+        async def _mapped(
+            _: Request, exc: Exception, status: int = status, code: str = code
+        ) -> JSONResponse:
+            return _json(status, code, str(exc))
+
+        app.add_exception_handler(kind, _mapped)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # Locations and messages only: the offending input is not echoed back.
+        problems = [
+            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))}
+            for e in exc.errors()
+        ]
+        return _json(422, "invalid_request", "the request is not valid", problems=problems)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc.detail, str) else "request failed"
+        return _json(exc.status_code, code, message)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return _json(500, "internal_error", "the server could not complete the request")

@@ -1,0 +1,82 @@
+"""What one API process holds: the services, the access records, one Runner per agent."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+
+from google.adk.runners import Runner
+
+from adk_yuxi.access import AccessRepository, Principal, ResourceKind
+from adk_yuxi.apikeys import ApiKeyStore
+from adk_yuxi.ledger import LedgerPlugin, RunLedger, per_user_workspaces
+from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.storage import YuxiServices, open_services
+from adk_yuxi.waitpoints import WaitpointStore
+
+from ._config import ApiConfig
+from ._errors import ApiError
+
+__all__ = ["Host"]
+
+
+class Host:
+    """Opened once per process (the app's lifespan); every request shares it."""
+
+    def __init__(self, config: ApiConfig) -> None:
+        self.config = config
+        self.services: YuxiServices = open_services(config.database_url)
+        store = self.services.store
+        self.access = AccessRepository(store)
+        self.keys = ApiKeyStore(store)
+        self.waitpoints = WaitpointStore(store)
+        self.ledger = RunLedger(store)
+        worker = config.worker or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.agents: dict[str, AgentConfig] = {a.name: a for a in config.agents}
+        self.runners: dict[str, Runner] = {}
+        for agent in config.agents:
+            ledger = LedgerPlugin(
+                store,
+                repository=self.access,
+                workspace=(
+                    per_user_workspaces(config.workspace_root)
+                    if config.workspace_root is not None
+                    else None
+                ),
+                worker=worker,
+                lease_seconds=config.lease_seconds,
+            )
+            app = build_app(
+                agent,
+                self.access.load_principal,
+                repository=self.access,
+                model=config.model,
+                plugins=[ledger],
+            )
+            self.runners[agent.name] = Runner(
+                app=app,
+                session_service=self.services.session_service,
+                memory_service=self.services.memory_service,
+                artifact_service=self.services.artifact_service,
+            )
+
+    async def start(self) -> None:
+        await self.services.prepare()
+
+    async def close(self) -> None:
+        for runner in self.runners.values():
+            await runner.close()
+        await self.services.close()
+
+    def usable_agents(self, principal: Principal) -> list[AgentConfig]:
+        usable = principal.usable(ResourceKind.AGENT)
+        return [a for name, a in self.agents.items() if name in usable]
+
+    def runner_for(self, principal: Principal, agent_id: str) -> Runner:
+        """The agent's Runner, if the caller may use it now; otherwise 404 (an agent
+        the caller may not use is not shown to exist)."""
+        runner = self.runners.get(agent_id)
+        if runner is None or not principal.may_use(ResourceKind.AGENT, agent_id):
+            raise ApiError(404, "not_found", "no such agent")
+        return runner

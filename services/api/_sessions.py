@@ -1,0 +1,178 @@
+"""Sessions of the caller, runs in them, and their waiting points."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from google.adk.sessions import Session
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field
+
+from adk_yuxi.storage import SessionExistsError
+
+from ._auth import Caller, authenticate, host_of
+from ._errors import ApiError
+from ._runs import stream_run
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/agents/{agent_id}/sessions", tags=["sessions"])
+Auth = Annotated[Caller, Depends(authenticate)]
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+
+
+class NewSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session_id: str | None = Field(default=None, pattern=_ID_PATTERN)
+
+
+class NewMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=100_000)
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answers: dict[str, Any]
+
+
+def _session(session: Session) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "agent_id": session.app_name,
+        "last_update_time": session.last_update_time,
+    }
+
+
+async def _own_session(request: Request, caller: Caller, agent_id: str, session_id: str) -> Any:
+    host = host_of(request)
+    runner = host.runner_for(caller.principal, agent_id)
+    session = await host.services.session_service.get_session(
+        app_name=runner.app_name, user_id=caller.user_id, session_id=session_id
+    )
+    if session is None:
+        raise ApiError(404, "not_found", "no such session")
+    return runner, session
+
+
+@router.post("", status_code=201)
+async def create_session(
+    agent_id: str, request: Request, caller: Auth, body: NewSession | None = None
+) -> dict[str, Any]:
+    host = host_of(request)
+    runner = host.runner_for(caller.principal, agent_id)
+    try:
+        session = await host.services.session_service.create_session(
+            app_name=runner.app_name,
+            user_id=caller.user_id,
+            session_id=body.session_id if body is not None else None,
+        )
+    except SessionExistsError as exc:
+        raise ApiError(409, "conflict", "a session with this id exists") from exc
+    return _session(session)
+
+
+@router.get("")
+async def list_sessions(
+    agent_id: str,
+    request: Request,
+    caller: Auth,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 50,
+    page_token: Annotated[str | None, Query(max_length=1000)] = None,
+) -> dict[str, Any]:
+    host = host_of(request)
+    runner = host.runner_for(caller.principal, agent_id)
+    page = await host.services.session_service.list_sessions_page(
+        app_name=runner.app_name,
+        user_id=caller.user_id,
+        page_size=page_size,
+        page_token=page_token,
+    )
+    return {
+        "sessions": [_session(s) for s in page.sessions],
+        "next_page_token": page.next_page_token,
+    }
+
+
+@router.get("/{session_id}")
+async def get_session(
+    agent_id: str, session_id: str, request: Request, caller: Auth
+) -> dict[str, Any]:
+    _, session = await _own_session(request, caller, agent_id, session_id)
+    return {**_session(session), "event_count": len(session.events)}
+
+
+@router.delete("/{session_id}", status_code=204)
+async def delete_session(
+    agent_id: str, session_id: str, request: Request, caller: Auth
+) -> Response:
+    runner, session = await _own_session(request, caller, agent_id, session_id)
+    await host_of(request).services.session_service.delete_session(
+        app_name=runner.app_name, user_id=caller.user_id, session_id=session.id
+    )
+    return Response(status_code=204)
+
+
+@router.post("/{session_id}/runs", response_class=StreamingResponse)
+async def run(
+    agent_id: str, session_id: str, body: NewMessage, request: Request, caller: Auth
+) -> StreamingResponse:
+    """A new message; the answer is a `text/event-stream` of ADK events (`adk_event`,
+    each with its event id) ending with one `run_status` event."""
+    runner, session = await _own_session(request, caller, agent_id, session_id)
+    message = types.Content(role="user", parts=[types.Part(text=body.text)])
+    return stream_run(host_of(request), runner, caller.user_id, session.id, message)
+
+
+@router.get("/{session_id}/waitpoints")
+async def pending_waitpoints(
+    agent_id: str,
+    session_id: str,
+    request: Request,
+    caller: Auth,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 50,
+    page_token: Annotated[str | None, Query(max_length=1000)] = None,
+) -> dict[str, Any]:
+    runner, session = await _own_session(request, caller, agent_id, session_id)
+    try:
+        page = await host_of(request).waitpoints.list_pending(
+            app_name=runner.app_name,
+            user_id=caller.user_id,
+            session_id=session.id,
+            page_size=page_size,
+            page_token=page_token,
+        )
+    except ValueError as exc:
+        raise ApiError(422, "invalid_request", "invalid page token") from exc
+    return {
+        "waitpoints": [_waitpoint(p.to_dict()) for p in page.items],
+        "next_page_token": page.next_page_token,
+    }
+
+
+def _waitpoint(data: dict[str, Any]) -> dict[str, Any]:
+    data.pop("user_id", None)
+    data["agent_id"] = data.pop("app_name")
+    return data
+
+
+@router.post("/{session_id}/waitpoints/{waitpoint_id}/answer", response_class=StreamingResponse)
+async def answer_waitpoint(
+    agent_id: str,
+    session_id: str,
+    waitpoint_id: str,
+    body: Answer,
+    request: Request,
+    caller: Auth,
+) -> StreamingResponse:
+    """Records the answer (409 if the point is answered or cancelled already) and
+    resumes the paused run, streamed as `runs` streams."""
+    host = host_of(request)
+    runner, session = await _own_session(request, caller, agent_id, session_id)
+    point = await host.waitpoints.get(waitpoint_id, user_id=caller.user_id)
+    if point.app_name != runner.app_name or point.session_id != session.id:
+        raise ApiError(404, "not_found", "no such waiting point")
+    answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
+    return stream_run(host, runner, caller.user_id, session.id, answered.resume_message())

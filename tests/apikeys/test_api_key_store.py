@@ -1,0 +1,83 @@
+"""API keys on both backends: hashed at rest, one refusal for every dead key."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from adk_yuxi.access import AccessRepository, Role, User
+from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyNotFound, ApiKeyStore, InvalidApiKey
+from adk_yuxi.storage import YuxiServices, open_services
+from tests.sql_backends import db_url, pg_schema
+
+__all__ = ["db_url", "pg_schema"]
+
+
+@pytest.fixture
+async def keys(db_url: str) -> AsyncIterator[tuple[ApiKeyStore, AccessRepository]]:
+    services: YuxiServices = open_services(db_url)
+    try:
+        access = AccessRepository(services.store)
+        await access.save_user(User(id="admin", role=Role.ADMIN))
+        await access.save_user(User(id="mei"))
+        await access.save_user(User(id="bo"))
+        yield ApiKeyStore(services.store), access
+    finally:
+        await services.close()
+
+
+async def test_issue_resolve_revoke(keys: tuple[ApiKeyStore, AccessRepository]) -> None:
+    store, _ = keys
+    issued = await store.issue("mei", issued_by="mei", label="laptop")
+    assert issued.token.startswith("yxk_") and len(issued.token) > 40
+    assert (await store.resolve(issued.token)).id == issued.key.id
+    for wrong in [
+        "",
+        "yxk_",
+        issued.token[:-1],
+        issued.token + "x",
+        " " + issued.token,
+        issued.token.upper(),
+        "yxk_" + "\x00" * 43,
+        "y" * 10_000,
+    ]:
+        with pytest.raises(InvalidApiKey):
+            await store.resolve(wrong)
+    with pytest.raises(ApiKeyNotFound):
+        await store.revoke(issued.key.id, by="bo", by_admin=False)
+    first = await store.revoke(issued.key.id, by="mei", by_admin=False)
+    again = await store.revoke(issued.key.id, by="admin", by_admin=True)
+    assert first.revoked_at is not None and again.revoked_at == first.revoked_at
+    with pytest.raises(InvalidApiKey):
+        await store.resolve(issued.token)
+
+
+async def test_expiry_and_disabled_user(keys: tuple[ApiKeyStore, AccessRepository]) -> None:
+    store, access = keys
+    short = await store.issue("mei", issued_by="admin", ttl_seconds=0.05)
+    lasting = await store.issue("bo", issued_by="admin")
+    await asyncio.sleep(0.1)
+    with pytest.raises(InvalidApiKey):
+        await store.resolve(short.token)
+    await access.set_user_active("bo", False)
+    with pytest.raises(InvalidApiKey):
+        await store.resolve(lasting.token)
+
+
+async def test_who_may_issue(keys: tuple[ApiKeyStore, AccessRepository]) -> None:
+    store, access = keys
+    with pytest.raises(ApiKeyForbidden):
+        await store.issue("bo", issued_by="mei")
+    with pytest.raises(ApiKeyForbidden):
+        await store.issue("ghost", issued_by="admin")
+    with pytest.raises(ApiKeyForbidden):
+        await store.issue("ghost", issued_by="ghost")
+    await access.set_user_active("admin", False)
+    with pytest.raises(ApiKeyForbidden):
+        await store.issue("mei", issued_by="admin")
+    for bad in [{"label": "x" * 201}, {"ttl_seconds": 0}, {"ttl_seconds": -1}]:
+        with pytest.raises(ValueError):
+            await store.issue("mei", issued_by="mei", **bad)  # type: ignore[arg-type]
+    assert await store.list_keys("mei") == [] and await store.list_keys("bo") == []
