@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from google.adk.models.base_llm import BaseLlm
@@ -31,7 +31,6 @@ class ApiConfig:
     worker: str | None = None
     lease_seconds: float = 120.0
     page_size_max: int = 100
-    extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]
