@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from ._imports import import_agent_folder, import_module
+
 __all__ = ["main"]
 
 
@@ -40,11 +42,30 @@ def demo(db_path: Path) -> None:
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the catalog as JSON.")
-def tools(as_json: bool) -> None:
-    """List the registered tools (the built-in ones and anything imported)."""
+@click.option(
+    "--import",
+    "modules",
+    multiple=True,
+    metavar="MODULE",
+    help="Import this module first (dotted name from the working directory, or a .py"
+    " file) so the tools it registers are listed. Repeatable.",
+)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Import this agent folder first, as `adk run` would. Repeatable.",
+)
+def tools(as_json: bool, modules: tuple[str, ...], agents: tuple[Path, ...]) -> None:
+    """List the registered tools: the built-in ones and those of --import / --agent."""
     import adk_yuxi.tools.builtin  # noqa: F401
     from adk_yuxi.tools import catalog
 
+    for name in modules:
+        import_module(name)
+    for folder in agents:
+        import_agent_folder(folder)
     entries = catalog()
     if as_json:
         click.echo(json.dumps([e.to_dict() for e in entries], ensure_ascii=False, indent=2))
@@ -56,15 +77,32 @@ def tools(as_json: bool) -> None:
 
 
 @main.command()
-def model() -> None:
-    """Show which model YUXI_MODEL selects, or why it cannot be used."""
-    from adk_yuxi.models import ModelConfigError, resolve_model
+@click.option("--ping", is_flag=True, help="Also send one tiny request and show the answer.")
+def model(ping: bool) -> None:
+    """Check the model YUXI_MODEL selects as a run would: name, credentials, base URL."""
+    from adk_yuxi.models import (
+        DemoLlm,
+        ModelConfigError,
+        OpenAICompatibleLlm,
+        ping_model,
+        resolve_model,
+    )
 
     try:
         llm = resolve_model()
     except ModelConfigError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"{type(llm).__name__}: {llm.model}")
+    if isinstance(llm, OpenAICompatibleLlm):
+        click.echo(f"base URL: {llm.effective_base_url}")
+    elif isinstance(llm, DemoLlm):
+        click.echo("offline: rule-based answers, no network, not an LLM")
+    if not ping:
+        return
+    result = asyncio.run(ping_model(llm))
+    if not result.ok:
+        raise click.ClickException(f"ping failed after {result.seconds:.1f} s: {result.detail}")
+    click.echo(f"ping: answered in {result.seconds:.1f} s: {result.detail[:200]}")
 
 
 @main.command("web-check")

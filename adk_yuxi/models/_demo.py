@@ -3,18 +3,17 @@
 It exists so that `make demo`, `adk run` and `adk web` work on a fresh machine with no
 API key, while exercising the real Runner path: it reads the `LlmRequest`, emits real
 `FunctionCall` parts for tools the request declares, and answers from the function
-responses it gets back. It never calls a tool itself.
+responses it gets back. It never calls a tool itself. What it understands lives in
+`_demo_intents`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import sys
 import threading
 from collections.abc import AsyncGenerator
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -23,8 +22,16 @@ from google.genai import types
 from typing_extensions import override
 
 from ._demo_agents import delegate
-from ._demo_knowledge import knowledge_followup, wants_knowledge
-from ._request import declared_tool_names, last_content
+from ._demo_intents import (
+    DEFAULT_INTENTS,
+    Intent,
+    help_text,
+    response_of,
+    summarise_responses,
+    text,
+)
+from ._demo_knowledge import knowledge_followup
+from ._request import RequestView, last_content, pending_function_responses
 
 __all__ = ["DEMO_MODEL_NAME", "DemoLlm"]
 
@@ -38,12 +45,6 @@ BANNER = (
 )
 
 _announced = threading.Event()
-_ARITHMETIC = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*[-+*/][-+*/().\d\s]*\d[-+*/().\d\s]*")
-_EXPLICIT_CALL = re.compile(r"^/call\s+(?P<name>[A-Za-z_]\w*)\s*(?P<args>\{.*\})?\s*$", re.S)
-_REMEMBER = re.compile(
-    r"^(?:please\s+)?(?:remember|note)(?:\s+that)?[:,]?\s+(?P<text>.+)$", re.I | re.S
-)
-_RECALL = re.compile(r"\b(?:my notes|what do you remember|list (?:my )?notes|recall)\b", re.I)
 
 
 def announce_demo_model() -> None:
@@ -56,39 +57,23 @@ def announce_demo_model() -> None:
     logger.info(BANNER)
 
 
-def _response(part: types.Part) -> LlmResponse:
-    # No tokens are used; saying so keeps ADK from warning about missing usage data.
-    usage = types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=0, candidates_token_count=0, total_token_count=0
-    )
-    return LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=usage)
-
-
-def _text(text: str) -> LlmResponse:
-    return _response(types.Part(text=text))
-
-
-def _call(name: str, args: dict[str, Any]) -> LlmResponse:
-    return _response(types.Part(function_call=types.FunctionCall(name=name, args=args)))
-
-
 class DemoLlm(BaseLlm):
     """Plays a few intents against whichever tools the request declares.
 
     - `/call TOOL {json}` calls any declared tool with those arguments;
-    - "remember …" calls `save_note`, "my notes" calls `list_notes`, and an arithmetic
-      expression calls `calculate`, when those tools are declared;
+    - "remember …" calls `save_note`, "my notes" `list_notes`, "search my memory for …"
+      `load_memory`, "write file NAME with …" `save_text_file`, and an arithmetic
+      expression `calculate`, when those tools are declared; when one is not, the
+      answer says which skill opens it;
+    - "ask AGENT to …" calls a declared agent tool, "hand it to AGENT" transfers
+      (`_demo_agents`);
     - any other question, where the knowledge tools are declared, goes to `list_kbs`
       and `query_kb`, and the best passage is quoted (`_demo_knowledge`);
-    - function responses are summarised back as text.
+    - uploaded files are acknowledged, and function responses summarised as text.
     """
 
     model: str = DEMO_MODEL_NAME
-    _help: ClassVar[str] = (
-        "(demo model) I am the offline demo model, not an LLM. Try: 'remember the"
-        " launch is on Friday', 'what are my notes?', 'what is 12 * (3 + 4)?', or"
-        " '/call TOOL {\"arg\": 1}' for any tool I can see."
-    )
+    INTENTS: ClassVar[tuple[Intent, ...]] = DEFAULT_INTENTS
 
     @classmethod
     @override
@@ -103,46 +88,24 @@ class DemoLlm(BaseLlm):
         yield self._respond(llm_request)
 
     def _respond(self, request: LlmRequest) -> LlmResponse:
-        content = last_content(request)
-        if content is None or not content.parts:
-            return _text(self._help)
-        responses = [p.function_response for p in content.parts if p.function_response]
+        view = RequestView.of(request)
+        responses = pending_function_responses(request)
         if responses:
             followup = knowledge_followup(request, responses)
             if isinstance(followup, str):
-                return _text(followup)
+                return response_of([types.Part(text=followup)])
             if followup:
-                return LlmResponse(content=types.Content(role="model", parts=followup))
-            lines = [
-                f"{r.name} returned {json.dumps(r.response, ensure_ascii=False, default=str)}"
-                for r in responses
-            ]
-            return _text("(demo model) " + "; ".join(lines))
-        text = " ".join(p.text for p in content.parts if p.text).strip()
-        delegated = delegate(request, text)  # agent tools and transfers
+                return response_of(followup)
+            return text(summarise_responses(responses, view))
+        content = last_content(request)
+        if content is None or not content.parts:
+            return text(help_text(view))
+        message = " ".join(p.text for p in content.parts if p.text).strip()
+        delegated = delegate(request, message)  # agent tools and transfers
         if delegated is not None:
             return delegated
-        return self._respond_to_text(text, set(declared_tool_names(request)))
-
-    def _respond_to_text(self, text: str, tools: set[str]) -> LlmResponse:
-        explicit = _EXPLICIT_CALL.match(text)
-        if explicit:
-            name = explicit.group("name")
-            if name not in tools:
-                return _text(f"(demo model) I cannot see a tool named {name!r} here.")
-            try:
-                args = json.loads(explicit.group("args") or "{}")
-            except json.JSONDecodeError as exc:
-                return _text(f"(demo model) Those arguments are not JSON: {exc}.")
-            return _call(name, args)
-        remember = _REMEMBER.match(text)
-        if remember and "save_note" in tools:
-            return _call("save_note", {"text": remember.group("text").strip()})
-        if _RECALL.search(text) and "list_notes" in tools:
-            return _call("list_notes", {})
-        arithmetic = _ARITHMETIC.search(text)
-        if arithmetic and "calculate" in tools:
-            return _call("calculate", {"expression": arithmetic.group(0).strip()})
-        if wants_knowledge(text, tools):
-            return _call("list_kbs", {})
-        return _text(self._help)
+        for intent in self.INTENTS:
+            response = intent(message, view)
+            if response is not None:
+                return response
+        return text(help_text(view))

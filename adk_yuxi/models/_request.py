@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import html
+import re
+from dataclasses import dataclass, field
+
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-__all__ = ["declared_tool_names", "last_content", "system_instruction_text"]
+__all__ = [
+    "RequestView",
+    "declared_tool_names",
+    "last_content",
+    "pending_function_responses",
+    "system_instruction_text",
+]
+
+_SKILL_NAME = re.compile(r"<skill>\s*<name>\s*(?P<name>[^<]+?)\s*</name>", re.S)
+# Written by the runtime's gated toolset: '- skill "note-keeping" opens: save_note, ...'.
+_SKILL_OPENS = re.compile(r'^- skill "(?P<skill>[^"]+)" opens: (?P<tools>.+)$', re.M)
 
 
 def declared_tool_names(request: LlmRequest) -> list[str]:
@@ -22,6 +36,18 @@ def last_content(request: LlmRequest) -> types.Content | None:
     return request.contents[-1] if request.contents else None
 
 
+def pending_function_responses(request: LlmRequest) -> list[types.FunctionResponse]:
+    """The function responses since the model last spoke. ADK may insert context (such
+    as `preload_memory`'s past conversations) after them, so the last content alone
+    does not tell whether the model is continuing a tool call."""
+    responses: list[types.FunctionResponse] = []
+    for content in reversed(request.contents):
+        if content.role == "model":
+            break
+        responses[:0] = [p.function_response for p in content.parts or [] if p.function_response]
+    return responses
+
+
 def system_instruction_text(request: LlmRequest) -> str:
     instruction = request.config.system_instruction if request.config else None
     if instruction is None:
@@ -31,3 +57,32 @@ def system_instruction_text(request: LlmRequest) -> str:
     if isinstance(instruction, types.Content):
         return "".join(p.text or "" for p in instruction.parts or [])
     return str(instruction)
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """What a model can tell from one request: the tools it may call now, the skills it
+    may load, and which hidden tools each of those skills would open."""
+
+    tools: tuple[str, ...]
+    skills: tuple[str, ...] = ()
+    skill_tools: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, request: LlmRequest) -> RequestView:
+        instruction = system_instruction_text(request)
+        skills = tuple(
+            dict.fromkeys(html.unescape(m.group("name")) for m in _SKILL_NAME.finditer(instruction))
+        )
+        opens = {
+            m.group("skill"): tuple(t.strip() for t in m.group("tools").split(","))
+            for m in _SKILL_OPENS.finditer(instruction)
+        }
+        return cls(tools=tuple(declared_tool_names(request)), skills=skills, skill_tools=opens)
+
+    def sees(self, tool: str) -> bool:
+        return tool in self.tools
+
+    def skill_opening(self, tool: str) -> str | None:
+        """The skill whose loading would make `tool` visible, if the request says so."""
+        return next((s for s, tools in self.skill_tools.items() if tool in tools), None)

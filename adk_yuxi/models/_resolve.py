@@ -1,15 +1,24 @@
-"""Turns `YUXI_MODEL` into a model, or fails at start with a message that says how to fix it."""
+"""Turns `YUXI_MODEL` into a model, or fails with a message that says how to fix it.
+
+The checks are the ones a run depends on (a name some class serves, the credentials
+and base URL that class needs), so `yuxi model` and an agent's start agree.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from urllib.parse import urlsplit
 
+from google.adk.integrations.openai import OpenAILlm
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.registry import LLMRegistry
 
 from adk_yuxi.errors import YuxiError
 
 from ._demo import DEMO_MODEL_NAME, DemoLlm
+from ._openai import OpenAICompatibleLlm
+from ._openai_client import GuardedAsyncOpenAI
 from ._react import REACT_PREFIX, ReactLlm
 
 __all__ = ["MODEL_ENV", "ModelConfigError", "register_models", "resolve_model"]
@@ -24,9 +33,16 @@ ACCEPTED_FORMS = (
     " text-only model that calls tools through a ReAct prompt"
 )
 
+# Bare names people type for models served over the OpenAI protocol.
+_OPENAI_COMPATIBLE_FAMILIES = re.compile(
+    r"(deepseek|qwen|qwq|llama|mistral|mixtral|glm|moonshot|kimi|yi|baichuan|doubao|"
+    r"ernie|hunyuan|minimax|phi|gemma|o\d)[-\w.:]*",
+    re.I,
+)
+
 
 class ModelConfigError(YuxiError, ValueError):
-    """`YUXI_MODEL` names nothing usable; raised at start, never mid-run."""
+    """`YUXI_MODEL` names nothing usable; raised before any request is sent."""
 
     def __init__(self, value: str, reason: str) -> None:
         self.value = value
@@ -47,23 +63,38 @@ def register_models() -> None:
         _registered = True
 
 
-def _openai_compatible(value: str, model_name: str) -> BaseLlm:
+def _base_url(value: str) -> str | None:
+    raw = os.environ.get("OPENAI_BASE_URL", "").strip()
+    if not raw:
+        return None
+    try:
+        parts = urlsplit(raw)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018  (raises ValueError on a malformed port)
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ModelConfigError(
+            value,
+            f"OPENAI_BASE_URL={raw!r} is not an http(s) URL with a host"
+            " (e.g. 'https://api.deepseek.com/v1' or 'http://127.0.0.1:11434/v1')",
+        )
+    return raw
+
+
+def _openai_compatible(value: str, model_name: str) -> OpenAICompatibleLlm:
     if not model_name:
         raise ModelConfigError(value, "no model name after 'openai/'")
+    base_url = _base_url(value)
     api_key = os.environ.get("OPENAI_API_KEY", "").strip()
-    base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or None
     if not api_key:
         raise ModelConfigError(
             value,
             "OPENAI_API_KEY is not set (local hosts such as Ollama or vLLM accept any"
             " non-empty key)",
         )
-    from google.adk.integrations.openai import OpenAILlm
-
-    from ._openai_client import GuardedAsyncOpenAI
-
     client = GuardedAsyncOpenAI(api_key=api_key, base_url=base_url)
-    return OpenAILlm(model=model_name, api_key=api_key, base_url=base_url, client=client)
+    return OpenAICompatibleLlm(model=model_name, api_key=api_key, base_url=base_url, client=client)
 
 
 def _has_google_credentials() -> bool:
@@ -79,8 +110,20 @@ def _react(value: str, inner: str) -> BaseLlm:
     return ReactLlm(inner=resolve_model(inner))
 
 
+def _unknown(raw: str, name: str, exc: Exception) -> ModelConfigError:
+    first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    reason = f"ADK's model registry does not know it ({first_line})"
+    if "/" not in name and _OPENAI_COMPATIBLE_FAMILIES.fullmatch(name):
+        reason += f"; for an OpenAI-compatible host write 'openai/{name}'"
+    return ModelConfigError(raw, reason)
+
+
 def resolve_model(value: str | None = None) -> BaseLlm:
-    """The model for an agent: `value`, else `$YUXI_MODEL`, else the offline demo model."""
+    """The model for an agent: `value`, else `$YUXI_MODEL`, else the offline demo model.
+
+    Raises `ModelConfigError` for a name no class serves and for missing credentials
+    or a malformed base URL, the things that would otherwise fail at the first turn.
+    """
     register_models()
     raw = os.environ.get(MODEL_ENV, "") if value is None else value
     name = raw.strip()
@@ -93,9 +136,12 @@ def resolve_model(value: str | None = None) -> BaseLlm:
     try:
         cls = LLMRegistry.resolve(name)
     except (ValueError, ImportError) as exc:
-        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        reason = f"ADK's model registry does not know it ({first_line})"
-        raise ModelConfigError(raw, reason) from None
+        raise _unknown(raw, name, exc) from None
+    if issubclass(cls, DemoLlm):
+        return LLMRegistry.new_llm(name)
+    if issubclass(cls, OpenAILlm):
+        # ADK serves bare 'gpt-…' / 'o1-…' names with its OpenAI adapter: same needs.
+        return _openai_compatible(raw, name)
     if cls.__name__ == "Gemini" and not _has_google_credentials():
         raise ModelConfigError(
             raw,

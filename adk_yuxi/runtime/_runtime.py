@@ -31,7 +31,7 @@ from ._config import AgentConfig
 from ._context import RuntimeContext, prepare_runtime_context
 from ._resources import FileOwner, ResourceGuard
 from ._tools import DuplicateToolError, RuntimeTools, resolve_runtime_tools
-from ._visibility import Visibility, compute_visibility
+from ._visibility import Visibility, compute_visibility, tools_behind_skills
 
 __all__ = ["Runtime", "RuntimeFactory"]
 
@@ -144,11 +144,21 @@ class Runtime:
         return list(shown.values())
 
     async def add_instructions(self, tool_context: ToolContext, llm_request: LlmRequest) -> None:
-        """The skill loader's instructions, and those of preloaded skills."""
+        """The skill loader's instructions, which skill opens which hidden tool, and the
+        instructions of preloaded skills."""
         skill_toolset = self.tools.skill_toolset
         if skill_toolset is None:
             return
         await skill_toolset.process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        visibility = self.visibility(self.activated_skills(tool_context))
+        behind = tools_behind_skills(self.context, visibility)
+        if behind:
+            llm_request.append_instructions(
+                [
+                    "\nSome tools open only once their skill is loaded with load_skill:",
+                    *(f'- skill "{n}" opens: {", ".join(tools)}' for n, tools in behind.items()),
+                ]
+            )
         preloaded = [self.context.skill(n) for n in self.context.preloaded_skills]
         if preloaded:
             llm_request.append_instructions(

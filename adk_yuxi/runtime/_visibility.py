@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ._context import RuntimeContext
 
-__all__ = ["SKILL_LOADER_TOOLS", "Visibility", "compute_visibility"]
+__all__ = ["SKILL_LOADER_TOOLS", "Visibility", "compute_visibility", "tools_behind_skills"]
 
 SKILL_LOADER_TOOLS: frozenset[str] = frozenset(
     {"list_skills", "load_skill", "load_skill_resource", "unload_skill"}
@@ -61,3 +61,22 @@ def compute_visibility(context: RuntimeContext, activated: Iterable[str]) -> Vis
     return Visibility(
         tools=frozenset(tools), mcp_servers=frozenset(servers), active_skills=tuple(active)
     )
+
+
+def tools_behind_skills(context: RuntimeContext, visibility: Visibility) -> dict[str, list[str]]:
+    """For each usable skill that is not active, the hidden tools loading it would open;
+    the model is told, so it loads the right skill instead of guessing."""
+    behind: dict[str, list[str]] = {}
+    for name in context.skills:
+        if name in visibility.active_skills:
+            continue
+        spec = context.skill(name)
+        hidden = [t for t in spec.tool_dependencies if not visibility.shows_tool(t)]
+        hidden += [
+            f"the tools of MCP server {s!r}"
+            for s in spec.mcp_dependencies
+            if not visibility.shows_server(s)
+        ]
+        if hidden:
+            behind[name] = hidden
+    return behind

@@ -36,6 +36,7 @@ from adk_yuxi.knowledge import (
     install_knowledge,
 )
 from adk_yuxi.mcp import McpServerRegistry
+from adk_yuxi.models import resolve_agent_model
 from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.tools import default_registry
@@ -104,5 +105,7 @@ config = AgentConfig(
     skills=(KNOWLEDGE_SKILL_NAME,),
     preload_skills=(KNOWLEDGE_SKILL_NAME,),
 )
-app: App = build_app(config, LocalUsers(DB), skills=skills, mcp_servers=mcp_servers)
+app: App = build_app(
+    config, LocalUsers(DB), skills=skills, mcp_servers=mcp_servers, model=resolve_agent_model()
+)
 root_agent = app.root_agent

@@ -24,6 +24,7 @@ import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
 from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
 from adk_yuxi.ledger import LedgerPlugin, per_user_workspaces
 from adk_yuxi.mcp import McpServerRegistry
+from adk_yuxi.models import resolve_agent_model
 from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.skills.builtin import BUILTIN_SKILLS_DIR
@@ -52,5 +53,7 @@ ledger = LedgerPlugin(
     os.environ.get("YUXI_RECORDS_DB", "sqlite+aiosqlite:///.yuxi/records.db"),
     workspace=per_user_workspaces(os.environ.get("YUXI_WORKSPACES", ".yuxi/workspaces")),
 )
-app: App = build_app(config, local_users, skills=skills, plugins=[ledger])
+app: App = build_app(
+    config, local_users, skills=skills, plugins=[ledger], model=resolve_agent_model()
+)
 root_agent = app.root_agent

@@ -18,6 +18,7 @@ from google.adk.apps import App
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
 from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
+from adk_yuxi.models import resolve_agent_model
 from adk_yuxi.runtime import AgentCatalog, LocalPrincipals, build_app
 
 catalog = AgentCatalog.from_yaml(Path(__file__).parent / "configs")
@@ -28,5 +29,7 @@ local_users = LocalPrincipals(
 )
 """Any user id is an active local user who may use every agent of the team."""
 
-app: App = build_app("coordinator", local_users, catalog=catalog, app_name="team")
+app: App = build_app(
+    "coordinator", local_users, catalog=catalog, app_name="team", model=resolve_agent_model()
+)
 root_agent = app.root_agent

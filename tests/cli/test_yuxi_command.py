@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._cli import BIN, REPO, run_command
+from adk_yuxi.testing import OpenAIScriptServer
+from tests.e2e._cli import BIN, REPO, free_port, run_command
 
 pytestmark = pytest.mark.slow
 
@@ -74,3 +75,78 @@ def test_web_check_tries_a_draft_key_from_stdin_without_printing_it() -> None:
         "Bearer draft-wrong",
         "Bearer env-key",
     ]
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"YUXI_MODEL": "gpt-4o"}, "OPENAI_API_KEY is not set"),
+        (
+            {"YUXI_MODEL": "openai/m", "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "localhost:1"},
+            "OPENAI_BASE_URL='localhost:1' is not an http(s) URL",
+        ),
+        ({"YUXI_MODEL": "deepseek-chat"}, "write 'openai/deepseek-chat'"),
+    ],
+)
+def test_model_checks_what_a_run_needs(env: dict[str, str], expected: str) -> None:
+    done = yuxi("model", **env)
+    assert done.returncode == 1, done.stdout
+    assert expected in done.stderr
+
+
+def test_model_prints_the_base_url_and_pings_it() -> None:
+    with OpenAIScriptServer(["pong"], api_key="k") as server:
+        env = {"YUXI_MODEL": "openai/qwen-plus", "OPENAI_API_KEY": "k"}
+        done = yuxi("model", "--ping", OPENAI_BASE_URL=server.base_url, **env)
+    assert done.returncode == 0, done.stderr
+    assert "OpenAICompatibleLlm: qwen-plus" in done.stdout
+    assert f"base URL: {server.base_url}" in done.stdout
+    assert "ping: answered in" in done.stdout and "pong" in done.stdout
+    assert len(server.requests) == 1
+
+
+def test_model_ping_names_a_host_that_is_down() -> None:
+    base_url = f"http://127.0.0.1:{free_port()}/v1"
+    env = {"YUXI_MODEL": "openai/m", "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": base_url}
+    done = yuxi("model", "--ping", **env)
+    assert done.returncode == 1
+    assert "ping failed after" in done.stderr
+    assert f"The model 'm' at {base_url} failed: Connection error." in done.stderr
+    assert "Is the server at OPENAI_BASE_URL running" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_tools_imports_a_users_module(tmp_path: Path) -> None:
+    (tmp_path / "my_tools.py").write_text(
+        "from adk_yuxi.tools import tool\n\n"
+        "@tool(category='mine', display_name='Greet someone')\n"
+        "def greet(name: str) -> str:\n"
+        '    """Says hello."""\n'
+        "    return f'hello {name}'\n"
+    )
+    done = yuxi("tools", "--json", "--import", "my_tools", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    entries = {e["id"]: e for e in json.loads(done.stdout)}
+    assert entries["greet"]["display_name"] == "Greet someone"
+    assert "save_note" in entries  # the built-ins are still listed
+
+    by_path = yuxi("tools", "--import", str(tmp_path / "my_tools.py"))
+    assert by_path.returncode == 0, by_path.stderr
+    assert "Greet someone" in by_path.stdout
+
+
+def test_tools_imports_an_agent_folder() -> None:
+    done = yuxi("tools", "--json", "--agent", "agents/assistant")
+    assert done.returncode == 0, done.stderr
+    entries = {e["id"]: e for e in json.loads(done.stdout)}
+    assert entries["save_text_file"]["category"] == "demo"
+
+
+def test_tools_explains_an_import_that_fails(tmp_path: Path) -> None:
+    done = yuxi("tools", "--import", "no_such_module_here", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "cannot import 'no_such_module_here'" in done.stderr
+    assert "Traceback" not in done.stderr
+    not_agent = yuxi("tools", "--agent", str(tmp_path))
+    assert not_agent.returncode == 2
+    assert "is not an agent folder" in not_agent.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e._cli import BIN, run_command
+from tests.e2e._cli import BIN, free_port, run_command
 
 pytestmark = pytest.mark.slow
 
@@ -20,13 +20,32 @@ def test_adk_run_assistant_offline_transcript() -> None:
     assert '"notes": ["the demo runs offline"]' in out
 
 
-def test_adk_run_fails_at_start_on_an_unusable_model() -> None:
+def test_adk_run_reports_an_unusable_model_at_start_and_in_the_conversation() -> None:
     done = run_command(
-        [str(BIN / "adk"), "run", "agents/assistant"],
-        stdin="hello\nexit\n",
+        [str(BIN / "adk"), "run", "--in_memory", "agents/assistant"],
+        stdin="hello\nagain\nexit\n",
         YUXI_MODEL="no-such-model",
     )
-    combined = done.stdout + done.stderr
-    assert done.returncode != 0
-    assert "YUXI_MODEL='no-such-model' cannot be used" in combined
-    assert "[assistant]" not in done.stdout
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("[adk_yuxi] YUXI_MODEL='no-such-model' cannot be used") == 1
+    answer = "[assistant]: [YUXI_MODEL_UNUSABLE] YUXI_MODEL='no-such-model' cannot be used"
+    assert done.stdout.count(answer) == 2
+    assert "openai/<model>" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_adk_run_names_a_model_host_that_is_down() -> None:
+    base_url = f"http://127.0.0.1:{free_port()}/v1"
+    done = run_command(
+        [str(BIN / "adk"), "run", "--in_memory", "agents/assistant", "hello"],
+        YUXI_MODEL="openai/qwen-plus",
+        OPENAI_API_KEY="k",
+        OPENAI_BASE_URL=base_url,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (
+        f"[assistant]: [MODEL_UNREACHABLE] The model 'qwen-plus' at {base_url} failed:"
+        in done.stdout
+    )
+    assert "Is the server at OPENAI_BASE_URL running" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr

@@ -6,8 +6,6 @@ file listed among the session's artifacts)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,9 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e._cli import BIN, REPO, cli_env, free_port
+from tests.e2e._web import adk_web
 
 pytestmark = pytest.mark.slow
+
+IN_MEMORY = ("--session_service_uri", "memory://", "--artifact_service_uri", "memory://")
 
 
 @pytest.fixture(scope="module")
@@ -27,52 +27,18 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("records")
 
 
+def records_env(folder: Path) -> dict[str, str]:
+    return {
+        "YUXI_RECORDS_DB": f"sqlite+aiosqlite:///{folder / 'records.db'}",
+        "YUXI_WORKSPACES": str(folder / "workspaces"),
+        "YUXI_KNOWLEDGE_DB": f"sqlite+aiosqlite:///{folder / 'knowledge.db'}",
+    }
+
+
 @pytest.fixture(scope="module")
 def web(records: Path) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(BIN / "adk"),
-            "web",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-reload",
-            "--session_service_uri",
-            "memory://",
-            "agents",
-        ],
-        cwd=REPO,
-        env=cli_env(
-            YUXI_RECORDS_DB=f"sqlite+aiosqlite:///{records / 'records.db'}",
-            YUXI_WORKSPACES=str(records / "workspaces"),
-        ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"adk web exited: {process.stdout.read()[-2000:]}")  # type: ignore[union-attr]
-            try:
-                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("adk web did not answer within 60 s")
-            time.sleep(0.2)
+    with adk_web(*IN_MEMORY, log=records / "adk-web.log", **records_env(records)) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_list_apps_lists_the_assistant(web: str) -> None:
@@ -258,3 +224,34 @@ def test_team_calls_an_agent_tool_and_transfers_within_the_whitelist(web: str) -
     handed = _run(web, "team", user, session_id, "hand it to the writer")
     assert handed[-1]["author"] == "writer"
     assert all("errorCode" not in e for e in handed), handed
+
+
+def test_an_unusable_model_is_one_line_at_start_and_an_error_event(tmp_path: Path) -> None:
+    log = tmp_path / "adk-web.log"
+    env = {"YUXI_MODEL": "nonsense", **records_env(tmp_path)}
+    with adk_web(*IN_MEMORY, log=log, **env) as base:
+        started = log.read_text()
+        assert started.count("[adk_yuxi] YUXI_MODEL='nonsense' cannot be used") == 1
+        assert "skilled" in httpx.get(f"{base}/list-apps", timeout=10).json()
+        for app in ("assistant", "skilled", "team", "knowledge"):
+            created = httpx.post(f"{base}/apps/{app}/users/u/sessions/s1", json={}, timeout=10)
+            assert created.status_code == 200, created.text
+            body = {
+                "appName": app,
+                "userId": "u",
+                "sessionId": "s1",
+                "newMessage": {"role": "user", "parts": [{"text": "hello"}]},
+            }
+            answer = httpx.post(f"{base}/run_sse", json=body, timeout=60)
+            assert answer.status_code == 200, answer.text
+            errors = [e for e in _sse_events(answer.text) if e.get("errorCode")]
+            assert [e["errorCode"] for e in errors] == ["YUXI_MODEL_UNUSABLE"]
+            assert errors[0]["errorMessage"].startswith("YUXI_MODEL='nonsense' cannot be used")
+            assert "openai/<model>" in errors[0]["errorMessage"]
+    logged = log.read_text()
+    assert "Traceback" not in logged
+    assert logged.count("YUXI_MODEL='nonsense' cannot be used: ADK") == 1
+
+
+def _sse_events(stream: str) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in stream.splitlines() if line.startswith("data: ")]

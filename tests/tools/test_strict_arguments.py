@@ -10,7 +10,7 @@ from google.adk.agents import LlmAgent
 from pydantic import BaseModel, ConfigDict, Field
 
 from adk_yuxi.testing import ScriptedLlm, call
-from adk_yuxi.tools import ToolArgumentsError, ToolRegistry, tool
+from adk_yuxi.tools import StrictFunctionTool, ToolArgumentsError, ToolRegistry, tool
 from tests.conftest import final_texts, function_responses, run_turn
 
 
@@ -103,3 +103,18 @@ def test_error_payload_does_not_echo_the_values_sent() -> None:
     with pytest.raises(ToolArgumentsError) as caught:
         registry.get("choose").validate_arguments({"options": secret})  # type: ignore[attr-defined]
     assert secret not in repr(caught.value.problems)
+
+
+def test_annotated_constraints_are_enforced() -> None:
+    import adk_yuxi.tools.builtin  # noqa: F401
+    from adk_yuxi.tools import default_registry
+
+    save_note = default_registry.get("save_note")
+    assert isinstance(save_note, StrictFunctionTool)
+    with pytest.raises(ToolArgumentsError) as caught:
+        save_note.validate_arguments({"text": ""})
+    assert caught.value.problems[0]["field"] == "text"
+    with pytest.raises(ToolArgumentsError):
+        save_note.validate_arguments({"text": "x" * 2001})
+    assert save_note.validate_arguments({"text": "buy milk"}) == {"text": "buy milk"}
+    assert save_note.parameters_json_schema()["properties"]["text"]["maxLength"] == 2000
