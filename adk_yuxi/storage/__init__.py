@@ -13,6 +13,7 @@ from .._sql.errors import (
     YuxiStorageError,
 )
 from .._sql.schema import SCHEMA_VERSION
+from ._scheme_hint import UnregisteredSchemeError
 from ._schemes import SCHEMES, register_service_schemes
 from ._services import YuxiServices, open_services
 
@@ -27,6 +28,7 @@ __all__ = [
     "SessionExistsError",
     "StaleSessionWriteError",
     "UnknownSessionError",
+    "UnregisteredSchemeError",
     "UnsupportedDatabaseUrlError",
     "YuxiServices",
     "YuxiStorageError",
