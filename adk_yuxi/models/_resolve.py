@@ -28,9 +28,10 @@ MODEL_ENV = "YUXI_MODEL"
 ACCEPTED_FORMS = (
     "unset or 'yuxi-demo' (the offline demo model); a name ADK's model registry resolves,"
     " such as 'gemini-2.5-flash' (with GOOGLE_API_KEY, or Vertex AI settings); or"
-    " 'openai/<model>' for any OpenAI-compatible host (OpenAI, DeepSeek, Qwen, vLLM,"
-    " Ollama) with OPENAI_BASE_URL and OPENAI_API_KEY; any of these after 'react/' for a"
-    " text-only model that calls tools through a ReAct prompt"
+    " 'openai/MODEL' (e.g. 'openai/deepseek-chat') for any OpenAI-compatible host"
+    " (OpenAI, DeepSeek, Qwen, vLLM, Ollama) with OPENAI_BASE_URL and OPENAI_API_KEY;"
+    " any of these after 'react/' for a text-only model that calls tools through a"
+    " ReAct prompt"
 )
 
 # Bare names people type for models served over the OpenAI protocol.

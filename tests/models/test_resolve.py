@@ -81,7 +81,7 @@ def test_unusable_names_fail_naming_the_variable_and_forms(
     message = str(caught.value)
     assert message.startswith(f"YUXI_MODEL={value!r} cannot be used")
     assert reason in message
-    assert "openai/<model>" in message and "yuxi-demo" in message
+    assert "openai/MODEL" in message and "yuxi-demo" in message
 
 
 def test_bare_openai_names_need_the_same_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,7 +134,7 @@ async def test_agent_model_turns_a_bad_setting_into_an_error_event(
     assert event.error_code == MODEL_UNUSABLE
     assert event.error_message is not None
     assert event.error_message.startswith("YUXI_MODEL='bad-model-for-event-test' cannot be used")
-    assert "openai/<model>" in event.error_message
+    assert "openai/MODEL" in event.error_message
     assert final_texts(events) == [f"[{MODEL_UNUSABLE}] {event.error_message}"]
 
 
