@@ -86,7 +86,8 @@ async def test_text_only_model_calls_tools_and_repairs_a_malformed_action(
     assert _no_tools_declared(server.requests)
     system = first["messages"][0]
     assert system["role"] == "system" and "- get_weather(city: string)" in system["content"]
-    assert "make_report" not in system["content"]  # gated: not described either
+    # Gated: never described; at most named as what loading its skill would open.
+    assert "make_report(" not in system["content"]
     assert "could not be used" in repair["messages"][-1]["content"]
     assert "not valid JSON" in repair["messages"][-1]["content"]
     observation = last["messages"][-1]
