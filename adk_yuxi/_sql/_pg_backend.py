@@ -59,6 +59,9 @@ class PgTx(Tx):
             raise translate(exc) from exc
         return list(result.all())
 
+    async def lock_key(self, key: str) -> None:
+        await self.execute("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))", {"key": key})
+
 
 class PostgresBackend(StoreBackend):
     """PostgreSQL through the engine's asyncpg pool."""

@@ -102,6 +102,9 @@ class AioSqliteTx(Tx):
         except DRIVER_ERRORS as exc:
             raise translate(exc) from exc
 
+    async def lock_key(self, key: str) -> None:
+        """A reader takes no locks."""
+
 
 class InlineTx(Tx):
     """Statements on the inline writer, run on the calling thread.
@@ -132,6 +135,9 @@ class InlineTx(Tx):
             return list(self._conn.execute(sql, params or {}).fetchall())
         except DRIVER_ERRORS as exc:
             raise translate(exc) from exc
+
+    async def lock_key(self, key: str) -> None:
+        """Nothing more to take: a write transaction holds SQLite's one write lock."""
 
 
 class InlineReadTx(InlineTx):
@@ -228,6 +234,8 @@ class InlineWriter:
         self._checkpoint: asyncio.Task[None] | None = None
         self._commits = 0
         self._closing = False
+        # The loop the writer's tasks and futures belong to (set on first use).
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     # --- thread work ------------------------------------------------------------
 
@@ -311,6 +319,8 @@ class InlineWriter:
         """The connection, once any abandoned wait has been undone."""
         if self._closing:
             raise RuntimeError("The SQL store has been closed.")
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
         settling = self._settling
         if settling is not None:
             await asyncio.shield(settling)

@@ -108,6 +108,11 @@ class SqliteBackend(StoreBackend):
         return db_path.with_name(db_path.name + ".blobs")
 
     async def close(self) -> None:
+        if self.writer.loop not in (None, asyncio.get_running_loop()):
+            # Its checkpoint task, lock and rollback futures belong to another
+            # loop (maybe closed): nothing of them can be awaited here.
+            self.abandon()
+            return
         held, self._held = self._held, []
         reader, self._inline_reader = self._inline_reader, None
         self._readers = None

@@ -36,6 +36,14 @@ class Tx:
         """Runs a query and returns all its rows."""
         raise NotImplementedError
 
+    async def lock_key(self, key: str) -> None:
+        """Holds a lock named ``key`` until the transaction ends (write transactions).
+
+        For work outside the database that must not interleave with another
+        transaction's (a payload file removed only while nobody references it).
+        """
+        raise NotImplementedError
+
     async def fetchone(self, sql: str, params: Params | None = None) -> Row | None:
         """Runs a query and returns its first row, if any."""
         rows = await self.fetchall(sql, params)

@@ -31,22 +31,43 @@ def check_app_name(app_name: str) -> str:
     return app_name
 
 
-def check_id(value: str, what: str) -> str:
-    """Returns a user or session id stripped of surrounding blanks.
+def _check_text_id(value: str, what: str) -> str:
+    if len(value) > MAX_NAME_LENGTH:
+        raise InvalidNameError(f"Invalid {what}: longer than {MAX_NAME_LENGTH} characters.")
+    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise InvalidNameError(
+            f"Invalid {what} {value!r}: it contains control characters or lone surrogates."
+        )
+    return value
 
-    ADK's in-memory service strips session ids, so the SQL services do too; an id
-    that is empty after stripping, too long, or holds control characters is refused.
+
+def check_user_id(value: str) -> str:
+    """Returns the user id exactly as given, or refuses it.
+
+    Never normalised: ``"alice "`` is another user than ``"alice"`` for ADK and the
+    access layer, so stripping here would hand one user's data to the other. An
+    id that is empty or only blanks is refused.
     """
     if not isinstance(value, str):
-        raise InvalidNameError(f"Invalid {what}: expected a string, got {type(value).__name__}.")
+        raise InvalidNameError(f"Invalid user id: expected a string, got {type(value).__name__}.")
+    if not value.strip():
+        raise InvalidNameError("Invalid user id: it must not be empty or blank.")
+    return _check_text_id(value, "user id")
+
+
+def check_session_id(value: str) -> str:
+    """Returns a session id stripped of surrounding blanks, as ADK's services do.
+
+    Stripping stays inside one user's sessions, so it never crosses users.
+    """
+    if not isinstance(value, str):
+        raise InvalidNameError(
+            f"Invalid session id: expected a string, got {type(value).__name__}."
+        )
     stripped = value.strip()
     if not stripped:
-        raise InvalidNameError(f"Invalid {what}: it must not be empty.")
-    if len(stripped) > MAX_NAME_LENGTH:
-        raise InvalidNameError(f"Invalid {what}: longer than {MAX_NAME_LENGTH} characters.")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in stripped):
-        raise InvalidNameError(f"Invalid {what} {stripped!r}: it contains control characters.")
-    return stripped
+        raise InvalidNameError("Invalid session id: it must not be empty.")
+    return _check_text_id(stripped, "session id")
 
 
 def check_artifact_name(filename: str) -> str:
@@ -61,8 +82,9 @@ def check_artifact_name(filename: str) -> str:
         raise InvalidNameError(
             f"Invalid artifact name: longer than {MAX_ARTIFACT_NAME_LENGTH} characters."
         )
-    if any(ord(ch) < 32 for ch in filename):
+    if any(ord(ch) < 32 or 0xD800 <= ord(ch) <= 0xDFFF for ch in filename):
         raise InvalidNameError(
-            f"Invalid artifact name {filename!r}: it contains control characters."
+            f"Invalid artifact name {filename!r}: it contains control characters or lone"
+            " surrogates."
         )
     return filename

@@ -46,6 +46,7 @@ class BlobStore:
         """Stores bytes (written from the caller's buffer, not copied)."""
         digest = hashlib.sha256(data).hexdigest()
         if self._present(digest, len(data)):
+            self._touch(digest)  # a reused orphan is young again for the sweep
             return digest, len(data)
         fd, tmp_path = self._temp()
         try:
@@ -76,6 +77,7 @@ class BlobStore:
             digest = hasher.hexdigest()
             if self._present(digest, size):
                 tmp_path.unlink(missing_ok=True)
+                self._touch(digest)
             else:
                 self._publish(tmp_path, digest)
         except BaseException:
@@ -84,10 +86,45 @@ class BlobStore:
         return digest, size
 
     def _present(self, digest: str, size: int) -> bool:
+        return self.present(digest, size)
+
+    def _touch(self, digest: str) -> None:
+        try:
+            os.utime(self.path(digest))
+        except FileNotFoundError:
+            pass  # removed meanwhile: the save rewrites it under the digest's lock
+
+    def present(self, digest: str, size: int) -> bool:
+        """Whether the payload file exists with the expected size."""
         try:
             return self.path(digest).stat().st_size == size
         except FileNotFoundError:
             return False
+
+    def digests_older_than(self, cutoff: float) -> list[str]:
+        """Digests of payload files last modified before ``cutoff`` (epoch seconds)."""
+        found: list[str] = []
+        for path in self.root.glob("??/??/*"):
+            name = path.name
+            if len(name) != 64 or name[:2] != path.parent.parent.name:
+                continue
+            try:
+                if path.stat().st_mtime < cutoff:
+                    found.append(name)
+            except FileNotFoundError:
+                continue
+        return found
+
+    def remove_temporaries_older_than(self, cutoff: float) -> None:
+        """Removes temporary files left by writers that died before publishing."""
+        if not self._tmp.is_dir():
+            return
+        for path in self._tmp.glob("blob-*"):
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink(missing_ok=True)
+            except FileNotFoundError:
+                continue
 
     def read_bytes(self, digest: str) -> bytes | None:
         """The payload, or None if its file is missing."""

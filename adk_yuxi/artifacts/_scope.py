@@ -14,7 +14,7 @@ from google.adk.artifacts import artifact_util
 from google.adk.artifacts.base_artifact_service import ArtifactVersion
 
 from .._sql.errors import InvalidNameError
-from .._sql.names import check_app_name, check_artifact_name, check_id
+from .._sql.names import check_app_name, check_artifact_name, check_session_id, check_user_id
 
 USER_PREFIX = "user:"
 
@@ -31,10 +31,10 @@ def artifact_key(
     elif session_id is None:
         scope, name = "", USER_PREFIX + name
     else:
-        scope = check_id(session_id, "session id")
+        scope = check_session_id(session_id)
     return {
         "app": check_app_name(app_name),
-        "user": check_id(user_id, "user id"),
+        "user": check_user_id(user_id),
         "scope": scope,
         "name": name,
     }

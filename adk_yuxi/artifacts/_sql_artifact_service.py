@@ -7,12 +7,15 @@ PostgreSQL a save that loses the race retries. User-scoped artifacts (a
 ``user:`` name, or any name saved without a session) are stored and listed
 under their ``user:`` name, so a listed name always loads as written.
 
-A save writes the payload file first, then the version row and the blob's
-reference count in one transaction; a delete drops the rows and, when a blob's
-count reaches zero, removes the file before that transaction commits. A save
-re-checks its file after commit and rewrites it if a concurrent delete removed
-it in between, so a committed version always has its bytes. Nothing is written
-to the database for a payload that is too large or malformed.
+A save writes the payload file first, then, in one transaction holding the
+digest's lock, counts the reference, inserts the version row and makes sure the
+file is still there (rewriting it if a delete removed it meanwhile). A delete
+commits the removal of its rows first and only then, per payload no longer
+referenced, takes the digest's lock, checks again that no row references it and
+removes the file. A crash or cancellation in between leaves an orphan file, never
+a listed version without bytes; ``sweep_orphans`` removes such files (and those
+of saves that died before committing). Nothing is written to the database for a
+payload that is too large or malformed.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ from .._sql.errors import (
     InvalidArtifactError,
     YuxiStorageError,
 )
-from .._sql.jsoncodec import dumps, json_safe
-from .._sql.names import check_app_name, check_id
+from .._sql.jsoncodec import check_text, dumps_checked, json_safe
+from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore
 from ._scope import artifact_key, artifact_version
@@ -52,6 +55,9 @@ _MAX_REFERENCE_DEPTH = 5
 _SAVE_ATTEMPTS = 20
 # File I/O above this size runs in a worker thread to keep the event loop free.
 _THREAD_THRESHOLD = 256 * 1024
+# Prefix of the lock a transaction holds while it references or frees a payload.
+_BLOB_LOCK = "yx_artifact_blob:"
+DEFAULT_SWEEP_GRACE_S = 3600.0
 _KEY = "app_name = :app AND user_id = :user AND scope = :scope AND filename = :name"
 _META = "version, mime_type, custom_metadata, create_time"
 
@@ -122,7 +128,7 @@ class SqlArtifactService(BaseArtifactService):
             "digest": None,
             "size": 0,
             "part": None,
-            "meta": dumps(json_safe(custom_metadata or {})),
+            "meta": dumps_checked(json_safe(custom_metadata or {}), "artifact custom_metadata"),
             "ts": time.time(),
         }
         if part.inline_data is not None:
@@ -134,7 +140,8 @@ class SqlArtifactService(BaseArtifactService):
                     filename=filename, size=len(data), limit=self.max_artifact_bytes
                 )
             row.update(kind="inline", mime=part.inline_data.mime_type or "application/octet-stream")
-            row["display"] = part.inline_data.display_name
+            display = part.inline_data.display_name
+            row["display"] = None if display is None else check_text(display, "display name")
             row["digest"], row["size"] = await self._io(len(data), self._blobs.write_bytes, data)
         elif part.text is not None:
             row.update(kind="text", mime="text/plain")
@@ -149,16 +156,13 @@ class SqlArtifactService(BaseArtifactService):
             raise InvalidArtifactError(
                 f"Artifact {filename!r} has no inline_data, text or file_data to store."
             )
-        version = await self._insert_version(row)
-        if row["digest"] is not None:
-            await self._io(row["size"], self._restore_if_missing, row["digest"], part)
-        return version
+        return await self._insert_version(row, part)
 
     def _write_text(self, text: str, filename: str) -> tuple[str, int]:
         return self._blobs.write_text(text, limit=self.max_artifact_bytes, filename=filename)
 
-    def _restore_if_missing(self, digest: str, part: types.Part) -> None:
-        if self._blobs.path(digest).exists():
+    def _restore_if_missing(self, digest: str, size: int, part: types.Part) -> None:
+        if self._blobs.present(digest, size):
             return
         if part.inline_data is not None and part.inline_data.data is not None:
             self._blobs.write_bytes(part.inline_data.data)
@@ -178,11 +182,12 @@ class SqlArtifactService(BaseArtifactService):
             app_name=key["app"], user_id=key["user"], session_id=session_id, parsed_uri=parsed
         )
 
-    async def _insert_version(self, row: dict[str, Any]) -> int:
+    async def _insert_version(self, row: dict[str, Any], part: types.Part) -> int:
         for _ in range(_SAVE_ATTEMPTS):
             try:
                 async with self._store.write() as tx:
                     if row["digest"] is not None:
+                        await tx.lock_key(_BLOB_LOCK + row["digest"])
                         await tx.execute(
                             "INSERT INTO yx_artifact_blobs (digest, size, refs)"
                             " VALUES (:digest, :size, 1) ON CONFLICT (digest)"
@@ -201,6 +206,12 @@ class SqlArtifactService(BaseArtifactService):
                         f" FROM yx_artifact_versions WHERE {_KEY} RETURNING version",
                         row,
                     )
+                    if row["digest"] is not None:
+                        # Under the digest's lock no delete can remove the file
+                        # between this check and the commit.
+                        await self._io(
+                            row["size"], self._restore_if_missing, row["digest"], row["size"], part
+                        )
                 assert result is not None
                 return int(result[0])
             except IntegrityViolation:
@@ -301,8 +312,8 @@ class SqlArtifactService(BaseArtifactService):
     ) -> list[str]:
         params = {
             "app": check_app_name(app_name),
-            "user": check_id(user_id, "user id"),
-            "scope": check_id(session_id, "session id") if session_id is not None else "",
+            "user": check_user_id(user_id),
+            "scope": check_session_id(session_id) if session_id is not None else "",
         }
         async with self._store.read() as tx:
             rows = await tx.fetchall(
@@ -321,24 +332,56 @@ class SqlArtifactService(BaseArtifactService):
         session_id: str | None = None,
     ) -> None:
         key = artifact_key(app_name, user_id, filename, session_id)
+        unreferenced: list[str] = []
         async with self._store.write() as tx:
             rows = await tx.fetchall(
                 f"DELETE FROM yx_artifact_versions WHERE {_KEY} RETURNING digest", key
             )
             counts = Counter(row[0] for row in rows if row[0] is not None)
-            for digest, count in counts.items():
-                gone = await tx.fetchall(
+            for digest, count in sorted(counts.items()):
+                left = await tx.fetchall(
                     "UPDATE yx_artifact_blobs SET refs = refs - :count WHERE digest = :digest"
                     " RETURNING refs",
                     {"count": count, "digest": digest},
                 )
-                if gone and int(gone[0][0]) <= 0:
+                if left and int(left[0][0]) <= 0:
                     await tx.execute(
                         "DELETE FROM yx_artifact_blobs WHERE digest = :digest", {"digest": digest}
                     )
-                    # Removed before commit: a concurrent save of the same bytes is
-                    # blocked on this row and restores the file after it commits.
-                    self._blobs.remove(digest)
+                    unreferenced.append(digest)
+        # Only now, with the rows committed as gone: a kill before this point
+        # leaves orphan files (swept later), never a version without bytes.
+        for digest in unreferenced:
+            await self._remove_if_unreferenced(digest)
+
+    async def _remove_if_unreferenced(self, digest: str) -> bool:
+        """Removes a payload file unless a committed row references its digest."""
+        async with self._store.write() as tx:
+            await tx.lock_key(_BLOB_LOCK + digest)
+            if await tx.fetchone(
+                "SELECT refs FROM yx_artifact_blobs WHERE digest = :digest", {"digest": digest}
+            ):
+                return False
+            self._blobs.remove(digest)
+        return True
+
+    async def sweep_orphans(self, *, older_than: float = DEFAULT_SWEEP_GRACE_S) -> int:
+        """Removes payload files no version references; returns how many.
+
+        Orphans come from a process killed between writing a payload and
+        committing its row, or between a delete's commit and its file removal.
+        Files younger than ``older_than`` seconds are left alone, so a save that
+        wrote its file but has not committed yet keeps it (a save also rewrites
+        a missing file under the digest's lock, so a swept file is never lost).
+        Safe beside concurrent writers in any number of processes.
+        """
+        removed = 0
+        cutoff = time.time() - older_than
+        for digest in await asyncio.to_thread(self._blobs.digests_older_than, cutoff):
+            if await self._remove_if_unreferenced(digest):
+                removed += 1
+        await asyncio.to_thread(self._blobs.remove_temporaries_older_than, cutoff)
+        return removed
 
     async def list_versions(
         self,

@@ -23,11 +23,13 @@ from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemor
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.session import Session
 from google.genai import types
+from pydantic_core import PydanticSerializationError
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .._sql.jsoncodec import dumps, json_safe
-from .._sql.names import check_app_name, check_id
+from .._sql.errors import InvalidValueError
+from .._sql.jsoncodec import check_text, dumps_checked, json_safe
+from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import SqlStore, Tx, make_store
 from ._tokens import index_tokens, query_tokens, scope_token
 
@@ -48,6 +50,14 @@ def _text_of(content: types.Content | None) -> str:
     if content is None or not content.parts:
         return ""
     return " ".join(p.text for p in content.parts if p.text and not p.thought).strip()
+
+
+def _content_json(content: types.Content) -> str:
+    """The content as JSON (NUL escaped); refused if it holds text no backend can store."""
+    try:
+        return content.model_dump_json(exclude_none=True)
+    except PydanticSerializationError as exc:
+        raise InvalidValueError(f"Invalid memory content: {exc}") from None
 
 
 def _event_memory_id(event: Event, content_json: str) -> str:
@@ -111,24 +121,24 @@ class SqlMemoryService(BaseMemoryService):
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
         app_name = check_app_name(app_name)
-        user_id = check_id(user_id, "user id")
-        session_id = check_id(session_id, "session id") if session_id else None
-        meta = dumps(json_safe(custom_metadata or {}))
+        user_id = check_user_id(user_id)
+        session_id = check_session_id(session_id) if session_id else None
+        meta = dumps_checked(json_safe(custom_metadata or {}), "memory custom_metadata")
         scope = scope_token(app_name, user_id)
         rows = []
         for event in events:
             text = _text_of(event.content)
             if not text or event.content is None:
                 continue
-            content_json = event.content.model_dump_json(exclude_none=True)
+            content_json = _content_json(event.content)
             rows.append(
                 {
                     "app": app_name,
                     "user": user_id,
-                    "memory_id": _event_memory_id(event, content_json),
+                    "memory_id": check_text(_event_memory_id(event, content_json), "memory id"),
                     "session_id": session_id,
-                    "event_id": event.id or None,
-                    "author": event.author or None,
+                    "event_id": check_text(event.id, "event id") or None,
+                    "author": check_text(event.author or "", "memory author") or None,
                     "ts": float(event.timestamp),
                     "content": content_json,
                     "meta": meta,
@@ -156,7 +166,7 @@ class SqlMemoryService(BaseMemoryService):
     ) -> None:
         """Adds or replaces explicit memories; an entry without an id gets one."""
         app_name = check_app_name(app_name)
-        user_id = check_id(user_id, "user id")
+        user_id = check_user_id(user_id)
         scope = scope_token(app_name, user_id)
         rows = []
         for entry in memories:
@@ -165,13 +175,13 @@ class SqlMemoryService(BaseMemoryService):
                 {
                     "app": app_name,
                     "user": user_id,
-                    "memory_id": entry.id or uuid.uuid4().hex,
+                    "memory_id": check_text(entry.id or uuid.uuid4().hex, "memory id"),
                     "session_id": None,
                     "event_id": None,
-                    "author": entry.author,
+                    "author": None if entry.author is None else check_text(entry.author, "author"),
                     "ts": _timestamp_of(entry),
-                    "content": entry.content.model_dump_json(exclude_none=True),
-                    "meta": dumps(meta),
+                    "content": _content_json(entry.content),
+                    "meta": dumps_checked(meta, "memory custom_metadata"),
                     "scope": scope,
                     "body": index_tokens(_text_of(entry.content)),
                     "deleted": False,
@@ -194,9 +204,10 @@ class SqlMemoryService(BaseMemoryService):
     ) -> None:
         """Deletes one memory; an unknown id is a no-op, as in ADK's services."""
         app_name = check_app_name(app_name)
-        user_id = check_id(user_id, "user id")
+        user_id = check_user_id(user_id)
         if not memory_id:
             return
+        check_text(memory_id, "memory id")
         async with self._store.write() as tx:
             await tx.execute(
                 "UPDATE yx_memories SET deleted = :deleted, content = '', body = ''"
@@ -208,7 +219,7 @@ class SqlMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
         app_name = check_app_name(app_name)
-        user_id = check_id(user_id, "user id")
+        user_id = check_user_id(user_id)
         tokens = query_tokens(query or "")
         if not tokens:
             return SearchMemoryResponse()

@@ -31,8 +31,9 @@ from typing import Any
 
 from google.adk.events.event import Event
 from pydantic import ValidationError
-from pydantic_core import SchemaValidator
+from pydantic_core import PydanticSerializationError, SchemaValidator
 
+from .._sql.errors import InvalidValueError
 from ._fast_events import FAST_CODEC, fast_event_list_validator, fast_event_validator
 from ._strict_equal import strict_equal
 
@@ -55,7 +56,10 @@ def _fast() -> tuple[SchemaValidator, SchemaValidator] | None:
 
 def encode_event(event: Event) -> tuple[str, str | None]:
     """The event's JSON and the codec tag its fast read-back was proven under."""
-    data = event.model_dump_json(exclude_none=True)
+    try:
+        data = event.model_dump_json(exclude_none=True)
+    except PydanticSerializationError as exc:  # lone surrogates: not UTF-8 text
+        raise InvalidValueError(f"Invalid event {event.id!r}: {exc}") from None
     fast = _fast()
     if fast is None:
         return data, None

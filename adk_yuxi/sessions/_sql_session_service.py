@@ -17,7 +17,8 @@ and retry; nothing it sent is half-applied. We raise rather than merge because
 the Runner keeps working on the Session object it holds: silently merging would
 let a model answer from a history that lacks the other writer's events. The
 Runner's normal use (one in-memory Session per invocation, ``adk web`` reloading
-it for every request) never sees the error.
+it for every request) never sees the error. Concurrent appends through the *same*
+Session object are not stale: they run one after another (``_object_locks``).
 """
 
 from __future__ import annotations
@@ -44,10 +45,12 @@ from .._adk import (
     trim_temp_delta_state,
 )
 from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
-from .._sql.names import check_app_name, check_id
+from .._sql.jsoncodec import check_text
+from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from . import _state as js
 from ._event_codec import decode_events, encode_event
+from ._object_locks import SessionObjectLocks
 from ._paging import SessionPage, decode_token, encode_token
 from ._rows import (
     INSERT_EVENT,
@@ -71,6 +74,7 @@ class SqlSessionService(BaseSessionService):
 
     def __init__(self, db: str | URL | AsyncEngine | SqlStore, **engine_kwargs: Any) -> None:
         self._store, self._owns_store = make_store(db, **engine_kwargs)
+        self._object_locks = SessionObjectLocks()
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -98,8 +102,8 @@ class SqlSessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         app_name = check_app_name(app_name)
-        user_id = check_id(user_id, "user id")
-        session_id = check_id(session_id, "session id") if session_id else str(uuid.uuid4())
+        user_id = check_user_id(user_id)
+        session_id = check_session_id(session_id) if session_id else str(uuid.uuid4())
         app_delta, user_delta, session_state = js.split_state(state)
         now = time.time()
         params = {"app": app_name, "user": user_id, "sid": session_id}
@@ -138,8 +142,8 @@ class SqlSessionService(BaseSessionService):
         config: GetSessionConfig | None = None,
     ) -> Session | None:
         app_name = check_app_name(app_name)
-        user_id = check_id(user_id, "user id")
-        session_id = check_id(session_id, "session id")
+        user_id = check_user_id(user_id)
+        session_id = check_session_id(session_id)
         params = {"app": app_name, "user": user_id, "sid": session_id}
         async with self._store.read() as tx:
             row = await tx.fetchone(SESSION_ROW, params)
@@ -224,7 +228,7 @@ class SqlSessionService(BaseSessionService):
         params: dict[str, Any] = {"app": app_name}
         where = "app_name = :app"
         if user_id is not None:
-            params["user"] = check_id(user_id, "user id")
+            params["user"] = check_user_id(user_id)
             where += " AND user_id = :user"
         if after is not None:
             params.update(at=after[0], au=after[1], asid=after[2])
@@ -269,8 +273,8 @@ class SqlSessionService(BaseSessionService):
         """Deletes the session and its events; deleting a missing session is a no-op."""
         params = {
             "app": check_app_name(app_name),
-            "user": check_id(user_id, "user id"),
-            "sid": check_id(session_id, "session id"),
+            "user": check_user_id(user_id),
+            "sid": check_session_id(session_id),
         }
         async with self._store.write() as tx:
             # Explicit, so a caller's engine without foreign keys on still cleans up.
@@ -281,7 +285,7 @@ class SqlSessionService(BaseSessionService):
             await tx.execute(f"DELETE FROM yx_sessions WHERE {KEY}", params)
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
-        params = {"app": check_app_name(app_name), "user": check_id(user_id, "user id")}
+        params = {"app": check_app_name(app_name), "user": check_user_id(user_id)}
         async with self._store.read() as tx:
             row = await tx.fetchone(
                 "SELECT state FROM yx_user_states WHERE app_name = :app AND user_id = :user",
@@ -294,10 +298,14 @@ class SqlSessionService(BaseSessionService):
     async def append_event(self, session: Session, event: Event) -> Event:
         if event.partial:
             return event
+        async with self._object_locks.lock_for(session):
+            return await self._append(session, event)
+
+    async def _append(self, session: Session, event: Event) -> Event:
         params: dict[str, Any] = {
             "app": check_app_name(session.app_name),
-            "user": check_id(session.user_id, "user id"),
-            "sid": check_id(session.id, "session id"),
+            "user": check_user_id(session.user_id),
+            "sid": check_session_id(session.id),
         }
         apply_temp_state(self, session, event)
         event = trim_temp_delta_state(self, event)
@@ -307,12 +315,14 @@ class SqlSessionService(BaseSessionService):
         row_id, revision = expected
         delta = event.actions.state_delta if event.actions else None
         app_delta, user_delta, session_delta = js.split_state(delta)
+        event_id = check_text(event.id, "event id")
+        invocation_id = check_text(event.invocation_id or "", "invocation id")
         data, fast_codec = encode_event(event)
         params.update(
             row=row_id,
             rev=revision,
-            event_id=event.id,
-            invocation_id=event.invocation_id or "",
+            event_id=event_id,
+            invocation_id=invocation_id,
             ts=event.timestamp,
             data=data,
             fast_codec=fast_codec,
