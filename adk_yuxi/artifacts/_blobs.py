@@ -11,6 +11,7 @@ renamed into place, so a reader never sees a partial payload.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -89,10 +90,9 @@ class BlobStore:
         return self.present(digest, size)
 
     def _touch(self, digest: str) -> None:
-        try:
+        # Removed meanwhile: the save rewrites it under the digest's lock.
+        with contextlib.suppress(FileNotFoundError):
             os.utime(self.path(digest))
-        except FileNotFoundError:
-            pass  # removed meanwhile: the save rewrites it under the digest's lock
 
     def present(self, digest: str, size: int) -> bool:
         """Whether the payload file exists with the expected size."""
