@@ -28,9 +28,10 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .._sql.errors import InvalidValueError
-from .._sql.jsoncodec import check_text, dumps_checked, json_safe
+from .._sql.jsoncodec import check_text, dumps, dumps_checked, json_safe
 from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import SqlStore, Tx, make_store
+from ._pieces import PIECE_SUFFIX, piece_id, split_pieces
 from ._tokens import index_tokens, query_tokens, scope_token
 
 _COLUMNS = (
@@ -41,6 +42,8 @@ _VALUES = (
     ":app, :user, :memory_id, :session_id, :event_id, :author, :ts, :content, :meta, :scope,"
     " :body, :deleted"
 )
+# The pieces of a long memory (see ``_pieces``), by id prefix on both backends.
+_PIECES = "substr(memory_id, 1, :prefix_len) = :prefix"
 _SELECT = (
     "m.memory_id, m.session_id, m.event_id, m.author, m.timestamp, m.content, m.custom_metadata"
 )
@@ -58,6 +61,34 @@ def _content_json(content: types.Content) -> str:
         return content.model_dump_json(exclude_none=True)
     except PydanticSerializationError as exc:
         raise InvalidValueError(f"Invalid memory content: {exc}") from None
+
+
+def _pieces_of(memory_id: str) -> dict[str, Any]:
+    prefix = memory_id + PIECE_SUFFIX
+    return {"prefix": prefix, "prefix_len": len(prefix)}
+
+
+def _piece_rows(
+    base: dict[str, Any], content: types.Content, content_json: str, text: str
+) -> list[dict[str, Any]]:
+    """The rows of one memory: itself, or its pieces when the text is long."""
+    pieces = split_pieces(text)
+    if len(pieces) == 1:
+        return [{**base, "content": content_json, "body": index_tokens(text)}]
+    meta = json.loads(base["meta"])
+    rows = []
+    for index, piece in enumerate(pieces):
+        piece_content = types.Content(role=content.role, parts=[types.Part(text=piece)])
+        rows.append(
+            {
+                **base,
+                "memory_id": piece_id(base["memory_id"], index),
+                "content": _content_json(piece_content),
+                "meta": dumps({**meta, "piece": index, "pieces": len(pieces)}),
+                "body": index_tokens(piece),
+            }
+        )
+    return rows
 
 
 def _event_memory_id(event: Event, content_json: str) -> str:
@@ -125,28 +156,25 @@ class SqlMemoryService(BaseMemoryService):
         session_id = check_session_id(session_id) if session_id else None
         meta = dumps_checked(json_safe(custom_metadata or {}), "memory custom_metadata")
         scope = scope_token(app_name, user_id)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for event in events:
             text = _text_of(event.content)
             if not text or event.content is None:
                 continue
             content_json = _content_json(event.content)
-            rows.append(
-                {
-                    "app": app_name,
-                    "user": user_id,
-                    "memory_id": check_text(_event_memory_id(event, content_json), "memory id"),
-                    "session_id": session_id,
-                    "event_id": check_text(event.id, "event id") or None,
-                    "author": check_text(event.author or "", "memory author") or None,
-                    "ts": float(event.timestamp),
-                    "content": content_json,
-                    "meta": meta,
-                    "scope": scope,
-                    "body": index_tokens(text),
-                    "deleted": False,
-                }
-            )
+            base = {
+                "app": app_name,
+                "user": user_id,
+                "memory_id": check_text(_event_memory_id(event, content_json), "memory id"),
+                "session_id": session_id,
+                "event_id": check_text(event.id, "event id") or None,
+                "author": check_text(event.author or "", "memory author") or None,
+                "ts": float(event.timestamp),
+                "meta": meta,
+                "scope": scope,
+                "deleted": False,
+            }
+            rows.extend(_piece_rows(base, event.content, content_json, text))
         if not rows:
             return
         async with self._store.write() as tx:
@@ -168,28 +196,34 @@ class SqlMemoryService(BaseMemoryService):
         app_name = check_app_name(app_name)
         user_id = check_user_id(user_id)
         scope = scope_token(app_name, user_id)
-        rows = []
+        rows: list[dict[str, Any]] = []
+        prefixes: list[dict[str, Any]] = []
         for entry in memories:
             meta = json_safe({**dict(custom_metadata or {}), **entry.custom_metadata})
-            rows.append(
-                {
-                    "app": app_name,
-                    "user": user_id,
-                    "memory_id": check_text(entry.id or uuid.uuid4().hex, "memory id"),
-                    "session_id": None,
-                    "event_id": None,
-                    "author": None if entry.author is None else check_text(entry.author, "author"),
-                    "ts": _timestamp_of(entry),
-                    "content": _content_json(entry.content),
-                    "meta": dumps_checked(meta, "memory custom_metadata"),
-                    "scope": scope,
-                    "body": index_tokens(_text_of(entry.content)),
-                    "deleted": False,
-                }
-            )
+            memory_id = check_text(entry.id or uuid.uuid4().hex, "memory id")
+            base = {
+                "app": app_name,
+                "user": user_id,
+                "memory_id": memory_id,
+                "session_id": None,
+                "event_id": None,
+                "author": None if entry.author is None else check_text(entry.author, "author"),
+                "ts": _timestamp_of(entry),
+                "meta": dumps_checked(meta, "memory custom_metadata"),
+                "scope": scope,
+                "deleted": False,
+            }
+            content_json = _content_json(entry.content)
+            rows.extend(_piece_rows(base, entry.content, content_json, _text_of(entry.content)))
+            prefixes.append({"app": app_name, "user": user_id, **_pieces_of(memory_id)})
         if not rows:
             return
         async with self._store.write() as tx:
+            # A replaced memory may have had more pieces than it has now.
+            await tx.executemany(
+                f"DELETE FROM yx_memories WHERE app_name = :app AND user_id = :user AND {_PIECES}",
+                prefixes,
+            )
             await tx.executemany(
                 f"INSERT INTO yx_memories ({_COLUMNS}) VALUES ({_VALUES})"
                 " ON CONFLICT (app_name, user_id, memory_id) DO UPDATE SET"
@@ -211,8 +245,15 @@ class SqlMemoryService(BaseMemoryService):
         async with self._store.write() as tx:
             await tx.execute(
                 "UPDATE yx_memories SET deleted = :deleted, content = '', body = ''"
-                " WHERE app_name = :app AND user_id = :user AND memory_id = :memory_id",
-                {"deleted": True, "app": app_name, "user": user_id, "memory_id": memory_id},
+                " WHERE app_name = :app AND user_id = :user"
+                f" AND (memory_id = :memory_id OR {_PIECES})",
+                {
+                    "deleted": True,
+                    "app": app_name,
+                    "user": user_id,
+                    "memory_id": memory_id,
+                    **_pieces_of(memory_id),
+                },
             )
 
     async def search_memory(
