@@ -93,6 +93,40 @@ async def raw_loop_rate(path: Path, events: list[Event]) -> float:
         return len(payloads) / await timed(run)
 
 
+async def floor_and_ours_us(path: Path, service: Any, events: list[Event]) -> tuple[float, float]:
+    """Median microseconds per event: the append floor and ``service``, taking turns.
+
+    The floor is what any SQLite-backed append must do: ``Event.model_dump_json``,
+    one INSERT and a COMMIT on a stdlib connection (WAL, ``synchronous=NORMAL``).
+    The two take turns event by event, into a session growing to ``len(events)``,
+    so load on the shared machine falls on both alike; each figure is the median
+    over the events, which the shared machine's stalls do not move.
+    """
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT NOT NULL)")
+    session = await service.create_session(app_name="bench", user_id="floor")
+    copies = [event.model_copy(deep=True) for event in events]  # untimed
+    floor: list[float] = []
+    ours: list[float] = []
+    try:
+        for event, copy in zip(events, copies, strict=True):
+            t0 = time.perf_counter()
+            conn.execute("BEGIN")
+            conn.execute(
+                "INSERT INTO t (data) VALUES (?)", (event.model_dump_json(exclude_none=True),)
+            )
+            conn.execute("COMMIT")
+            t1 = time.perf_counter()
+            await service.append_event(session, copy)
+            floor.append(t1 - t0)
+            ours.append(time.perf_counter() - t1)
+    finally:
+        conn.close()
+    return statistics.median(floor) * 1e6, statistics.median(ours) * 1e6
+
+
 async def filled_session(service: Any, n: int) -> Callable[[], Awaitable[Any]]:
     """A session of `n` events in `service`, and the call that loads it."""
     session = await service.create_session(app_name="bench", user_id="u")
@@ -271,6 +305,15 @@ async def run(quick: bool, postgres: bool) -> None:
     report(sec, "ADK faster service (300 events)", adk_fast, "events/s", None)
     report(sec, "SqlSessionService sqlite vs ADK", ours_rate, "events/s", adk_fast)
     report(sec, "SqlSessionService sqlite vs raw", ours_rate, "events/s", raw)
+    floor_runs = [
+        await floor_and_ours_us(tmp / f"floor{i}.db", ours.session_service, events[:500])
+        for i in range(3 if quick else 5)
+    ]
+    floor_us, ours_us = sorted(floor_runs, key=lambda run: run[1] / run[0])[len(floor_runs) // 2]
+    sec = "append cost vs floor (µs/event)"
+    report(sec, "floor: dump + INSERT + COMMIT", floor_us, "µs/event", None)
+    report(sec, "SqlSessionService sqlite", ours_us, "µs/event", floor_us)
+    sec = "append (events/s)"
     pg = open_services(f"{PG_URL}?schema=yx_bench_{uuid.uuid4().hex[:8]}") if postgres else None
     if pg is not None:
         report(

@@ -14,6 +14,9 @@ from .errors import InvalidNameError
 # always an app the services accept.
 _APP_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 MAX_NAME_LENGTH = 256
+# Control characters (NUL included) and lone surrogates: no id may hold them.
+_UNSTORABLE_NAME = re.compile("[\x00-\x1f\ud800-\udfff]")
+_UNSTORABLE = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 MAX_ARTIFACT_NAME_LENGTH = 1024
 
 
@@ -34,7 +37,7 @@ def check_app_name(app_name: str) -> str:
 def _check_text_id(value: str, what: str) -> str:
     if len(value) > MAX_NAME_LENGTH:
         raise InvalidNameError(f"Invalid {what}: longer than {MAX_NAME_LENGTH} characters.")
-    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+    if _UNSTORABLE.search(value):
         raise InvalidNameError(
             f"Invalid {what} {value!r}: it contains control characters or lone surrogates."
         )
@@ -82,7 +85,7 @@ def check_artifact_name(filename: str) -> str:
         raise InvalidNameError(
             f"Invalid artifact name: longer than {MAX_ARTIFACT_NAME_LENGTH} characters."
         )
-    if any(ord(ch) < 32 or 0xD800 <= ord(ch) <= 0xDFFF for ch in filename):
+    if _UNSTORABLE_NAME.search(filename):
         raise InvalidNameError(
             f"Invalid artifact name {filename!r}: it contains control characters or lone"
             " surrogates."

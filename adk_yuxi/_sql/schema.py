@@ -277,8 +277,48 @@ _ACCESS_MARKER_DDL: dict[Backend, list[str]] = {
 }
 
 
+# Step 4: an append writes one event row and nothing else. A session's revision
+# and last update time are now read from its last event (the (sid, seq) primary
+# key is the optimistic lock, see adk_yuxi/sessions/_rows.py), so the trigger
+# that rewrote the session row on every append goes, and with it the two session
+# indexes on update_time it churned; list_sessions sorts instead. On SQLite the
+# events also become one clustered b-tree keyed (sid, seq) instead of a rowid
+# table plus its primary-key index.
+_V4_DDL: dict[Backend, list[str]] = {
+    "sqlite": [
+        """CREATE TABLE yx_events_v4 (
+          sid INTEGER NOT NULL REFERENCES yx_sessions (sid) ON DELETE CASCADE,
+          seq BIGINT NOT NULL,
+          event_id TEXT NOT NULL,
+          invocation_id TEXT NOT NULL,
+          timestamp FLOAT NOT NULL,
+          data TEXT NOT NULL,
+          fast_codec TEXT,
+          CONSTRAINT pk_yx_events PRIMARY KEY (sid, seq)
+        ) WITHOUT ROWID""",
+        "INSERT INTO yx_events_v4 (sid, seq, event_id, invocation_id, timestamp, data,"
+        " fast_codec) SELECT sid, seq, event_id, invocation_id, timestamp, data, fast_codec"
+        " FROM yx_events",
+        "DROP TABLE yx_events",  # and its trigger, which is not recreated
+        "ALTER TABLE yx_events_v4 RENAME TO yx_events",
+        "DROP INDEX IF EXISTS ix_yx_sessions_app_time",
+        "DROP INDEX IF EXISTS ix_yx_sessions_user_time",
+    ],
+    "postgresql": [
+        "DROP TRIGGER IF EXISTS yx_events_touch_session ON yx_events",
+        "DROP FUNCTION IF EXISTS yx_events_touch_session()",
+        "DROP INDEX IF EXISTS ix_yx_sessions_app_time",
+        "DROP INDEX IF EXISTS ix_yx_sessions_user_time",
+    ],
+}
+
+
 async def _access_marker(migration: Migration) -> None:
     await migration.run_ddl(_ACCESS_MARKER_DDL)
+
+
+async def _leaner(migration: Migration) -> None:
+    await migration.run_ddl(_V4_DDL)
 
 
 PLATFORM = SchemaPart(
@@ -286,6 +326,11 @@ PLATFORM = SchemaPart(
     (
         Step(2, "baseline: sessions, events, states, memories, artifacts, access", _baseline),
         Step(3, "access change marker: yx_access_version, bumped by trigger", _access_marker),
+        Step(
+            4,
+            "an append writes one row: no session trigger or update_time indexes",
+            _leaner,
+        ),
     ),
 )
 SCHEMA_VERSION = PLATFORM.version

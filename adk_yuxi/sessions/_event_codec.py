@@ -1,31 +1,25 @@
 """Event rows: JSON written once, read back fast where that was proven exact.
 
-Writing: the event is dumped as ADK's JSON (``exclude_none``), read back with
-the fast validator (``_fast_events``), and the result compared with the
-appended event by ``strict_equal`` (equal values *and* identical types at every
-level). Only when they match does the row get ``fast_codec = FAST_CODEC``; any
-other event (one with a value JSON cannot carry exactly, a model the fast
-validator treats differently, a validation error) is stored with ``NULL``.
+Appending stores ADK's JSON of the event and nothing else: ``fast_codec`` starts
+NULL, so an append costs what ADK's own JSON dump and one INSERT cost. Reading
+a row without the current mark validates it in full (``Event.model_validate_json``, as
+ADK's services do) *and* with the fast validator (``_fast_events``); when the two
+results are ``strict_equal`` (equal values, identical types at every level) the
+row index is returned as proven and the service marks the row with
+``FAST_CODEC`` in the background. Marked rows are read with the fast validator
+only, runs of them in one call; a marked row it rejects (edited by hand) is read
+the slow way. Each call parses fresh JSON, so no two callers share an object.
 
-Reading: rows marked with the current ``FAST_CODEC`` are validated by the fast
-validator, runs of them in one call; every other row (unmarked, or marked by
-another version of the libraries) by ``Event.model_validate_json``. A marked row
-the fast validator rejects (for example, edited by hand) is read the slow way
-too. Each call parses fresh JSON, so every event, and everything mutable in
-it, is a new object: two callers never share state.
-
-The cyclic garbage collector is paused while a batch is decoded. Every object
-made here survives (it is part of the result) and none forms garbage cycles, yet
-each few hundred allocations would trigger a collection that rescans all of
-them: measured, that made a 5,000-event session cost 45 µs per event instead of
-16. Pausing replaces those passes with one afterwards. It is restored in
-``finally`` and only if it was on, and decoding never awaits.
+``YUXI_FAST_EVENTS=0`` switches the fast path off: every row is validated in full
+and nothing is marked. Why and what it costs: ``bench/README.md``, "Fast event
+read-back".
 """
 
 from __future__ import annotations
 
 import gc
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,14 +31,18 @@ from .._sql.errors import InvalidValueError
 from ._fast_events import FAST_CODEC, fast_event_list_validator, fast_event_validator
 from ._strict_equal import strict_equal
 
-__all__ = ["FAST_CODEC", "decode_events", "encode_event"]
+__all__ = ["FAST_CODEC", "FAST_EVENTS_ENV", "decode_events", "encode_event"]
 
+FAST_EVENTS_ENV = "YUXI_FAST_EVENTS"
 _log = logging.getLogger(__name__)
 _validators: list[tuple[SchemaValidator, SchemaValidator] | None] = []
 
 
 def _fast() -> tuple[SchemaValidator, SchemaValidator] | None:
-    """The fast validators, or None if this ADK's schema cannot be rewritten."""
+    """The fast validators, or None if switched off or this ADK's schema cannot be
+    rewritten."""
+    if os.environ.get(FAST_EVENTS_ENV, "1").strip().lower() in ("0", "false", "off", "no"):
+        return None
     if not _validators:
         try:
             _validators.append((fast_event_validator(), fast_event_list_validator()))
@@ -54,24 +52,22 @@ def _fast() -> tuple[SchemaValidator, SchemaValidator] | None:
     return _validators[0]
 
 
-def encode_event(event: Event) -> tuple[str, str | None]:
-    """The event's JSON and the codec tag its fast read-back was proven under."""
+def encode_event(event: Event) -> str:
+    """The event as ADK's JSON (``exclude_none``), as ADK's own services store it."""
     try:
-        data = event.model_dump_json(exclude_none=True)
+        return event.model_dump_json(exclude_none=True)
     except PydanticSerializationError as exc:  # lone surrogates: not UTF-8 text
         raise InvalidValueError(f"Invalid event {event.id!r}: {exc}") from None
-    fast = _fast()
-    if fast is None:
-        return data, None
-    try:
-        again = fast[0].validate_json(data)
-    except ValidationError:
-        return data, None
-    return data, FAST_CODEC if strict_equal(again, event) else None
 
 
-def decode_events(rows: Sequence[Any]) -> list[Event]:
-    """Events from ``(data, fast_codec)`` rows, in row order."""
+def decode_events(rows: Sequence[Any]) -> tuple[list[Event], list[int]]:
+    """Events from ``(data, fast_codec)`` rows in row order, and the indexes of the
+    rows without the current mark that this call proved fast-readable.
+
+    The cyclic collector is paused meanwhile: every object made here survives,
+    and its passes over them cost more than the decoding (measured: 45 instead
+    of 16 µs per event for 5,000 events). It is restored only if it was on.
+    """
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -81,18 +77,29 @@ def decode_events(rows: Sequence[Any]) -> list[Event]:
             gc.enable()
 
 
-def _decode(rows: Sequence[Any]) -> list[Event]:
+def _decode(rows: Sequence[Any]) -> tuple[list[Event], list[int]]:
     events: list[Event] = []
+    proven: list[int] = []
     run: list[str] = []
     fast = _fast()
-    for data, codec in rows:
+    for index, (data, codec) in enumerate(rows):
         if fast is not None and codec == FAST_CODEC:
             run.append(data)
             continue
         _flush(run, fast, events)
-        events.append(Event.model_validate_json(data))
+        event = Event.model_validate_json(data)
+        if fast is not None and _reads_the_same(fast[0], data, event):
+            proven.append(index)
+        events.append(event)
     _flush(run, fast, events)
-    return events
+    return events, proven
+
+
+def _reads_the_same(fast: SchemaValidator, data: str, full: Event) -> bool:
+    try:
+        return strict_equal(fast.validate_json(data), full)
+    except ValidationError:
+        return False
 
 
 def _flush(

@@ -1,34 +1,13 @@
 """A faster validator for ``Event`` JSON, compiled from ``Event``'s own core schema.
 
-``Event.model_validate_json`` costs about 40 µs for a one-line text event, and
-almost all of it is Python run per model instance: genai's
-``BaseModel._check_field_type_mismatches`` (a before-validator on every genai
-model that only logs warnings), ``Event._accept_convenience_kwargs`` (routes
-the ``message=``/``state=``/``route=``/``node_path=`` keyword conveniences,
-which are not fields and never appear in a dump) and genai ``Part.__init__``
-(a custom ``__init__`` that, for keyword input, validates the same fields a
-second time). ``model_construct`` does not help: it resolves aliases and
-defaults in Python, field by field, and is about as slow.
-
-This module keeps pydantic-core doing the work in Rust: it takes a copy of
-``Event.__pydantic_core_schema__`` (public pydantic API) and
-
-* drops exactly the validators in ``_SKIPPED_HOOKS``, all others stay;
-* replaces each plain ``model`` node by its fields validator followed by
-  ``_Assemble``, which sets the instance up as pydantic's ``model_construct``
-  does (``__dict__``, fields set, extra, private, then ``model_post_init``).
-  Without this pydantic-core would reuse each class's complete validator,
-  hooks and custom ``__init__`` included. Root models, strict models and
-  classes with a custom ``__init__`` other than ``Part`` keep their node;
-* validates the whole tree with one config (base64 bytes in JSON, fields by
-  name or alias), which is what every model in it declares where it matters.
-
-Types, enums, base64 bytes, sets and defaults are still validated and produced
-by pydantic-core; the result is a real ``Event``. It is still *not* a drop-in
-validator: ``adk_yuxi.sessions._event_codec`` uses it only for rows it proved,
-when they were written, to come back strictly equal to the appended event, and
-only under the same ``FAST_CODEC`` (the library versions the proof was made
-with).
+It takes a copy of ``Event.__pydantic_core_schema__`` (public pydantic API), drops
+exactly the Python hooks in ``_SKIPPED_HOOKS`` (all other validators stay),
+replaces each plain ``model`` node by its fields validator followed by
+``_Assemble`` (set up as ``model_construct`` does), and validates the tree with
+one config. The result is a real ``Event``, but not a drop-in validator:
+``_event_codec`` uses it only for rows proven to read back the same, under the
+same ``FAST_CODEC``. Why and what it saves: ``bench/README.md``, "Fast event
+read-back".
 """
 
 from __future__ import annotations
@@ -47,7 +26,7 @@ from .._adk import EVENT_DECODE_SKIPPED_HOOKS
 __all__ = ["FAST_CODEC", "fast_event_list_validator", "fast_event_validator"]
 
 # Bump when the schema rewrite below changes: rows proven under the old rules
-# then take the validating path until they are written again.
+# then take the validating path until a read proves them again.
 _REWRITE_VERSION = 1
 _PACKAGES = ("google-adk", "google-genai", "pydantic", "pydantic-core")
 # (module, qualified name) of the validators left out; see the module docstring.

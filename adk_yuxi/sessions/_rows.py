@@ -1,31 +1,46 @@
 """SQL text and row helpers of SqlSessionService.
 
+A session's revision is the ``seq`` of its last event (0 without events), and
+its last update time that event's timestamp (its creation time without events):
+both are read from the ``(sid, seq)`` primary key, so an append writes one event
+row and nothing else. The primary key is also the optimistic lock: an append
+inserts ``seq = revision + 1`` for the revision its Session copy was read at,
+and a copy another writer has overtaken collides with the row that writer made.
+
 A Session handed out by the service carries ``yx:<sid>:<revision>`` in ADK's
 ``Session._storage_update_marker``: the row id guards against a deleted and
-recreated session id, the revision is the optimistic lock.
+recreated session id (sids are never reused), the revision is the lock.
 """
 
 from __future__ import annotations
 
+# The last event of session row ``s``, by primary key.
+REVISION = "COALESCE((SELECT MAX(e.seq) FROM yx_events e WHERE e.sid = s.sid), 0)"
+UPDATE_TIME = (
+    "COALESCE((SELECT e.timestamp FROM yx_events e WHERE e.sid = s.sid"
+    " ORDER BY e.seq DESC LIMIT 1), s.update_time)"
+)
+LAST_EVENT_ID = (
+    "(SELECT e.event_id FROM yx_events e WHERE e.sid = s.sid ORDER BY e.seq DESC LIMIT 1)"
+)
+KEY = "app_name = :app AND user_id = :user AND session_id = :sid"
+
 SESSION_ROW = (
-    "SELECT s.sid, s.state, s.revision, s.update_time,"
+    f"SELECT s.sid, s.state, {REVISION}, {UPDATE_TIME},"
     " (SELECT a.state FROM yx_app_states a WHERE a.app_name = :app),"
     " (SELECT u.state FROM yx_user_states u WHERE u.app_name = :app AND u.user_id = :user)"
     " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid"
 )
 INSERT_EVENT = (
-    "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data, fast_codec)"
-    " SELECT sid, revision + 1, CAST(:event_id AS TEXT), CAST(:invocation_id AS TEXT),"
-    " CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT), CAST(:fast_codec AS TEXT)"
-    " FROM yx_sessions"
-    " WHERE sid = :row AND revision = :rev"
-    " AND app_name = :app AND user_id = :user AND session_id = :sid"
+    "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data)"
+    " SELECT sid, CAST(:rev AS BIGINT) + 1, CAST(:event_id AS TEXT),"
+    " CAST(:invocation_id AS TEXT), CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT)"
+    f" FROM yx_sessions WHERE sid = :row AND {KEY}"
 )
-KEY = "app_name = :app AND user_id = :user AND session_id = :sid"
 
 
 class NotAppended(Exception):
-    """The guarded INSERT matched no session row at the expected revision."""
+    """The guarded INSERT found no session row: the session is gone."""
 
 
 def marker(row_id: int, revision: int) -> str:

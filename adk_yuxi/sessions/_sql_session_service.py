@@ -1,17 +1,18 @@
 """ADK session service on SQLite or PostgreSQL, built for many fast appends.
 
 Layout: one ``yx_sessions`` row per session (its own state as a JSON object and a
-``revision``), one ``yx_events`` row per event (the event as ADK's JSON, plus the
+creation time), one ``yx_events`` row per event (the event as ADK's JSON, plus the
 indexed columns ``sid, seq, timestamp``), and shared ``yx_app_states`` /
 ``yx_user_states`` rows for ``app:`` and ``user:`` keys.
 Event rows also carry ``fast_codec``, which lets ``get_session`` skip ADK's slow
-Python validators where that was proven exact at append (see ``_event_codec``).
+Python validators where a previous read proved that exact (see ``_event_codec``).
 
 Concurrency policy: optimistic, like ADK's own SQL services. A ``Session`` handed
 out by this service remembers the row id and revision it was read at (in ADK's
-``Session._storage_update_marker``). An append inserts its event only if the
-stored revision still equals that one, and the ``yx_events`` trigger moves the
-revision forward in the same statement. A writer holding an older copy therefore
+``Session._storage_update_marker``); the revision is the seq of the session's last
+event. An append inserts its event at the next seq, so one made from a copy that
+another writer has overtaken collides with that writer's event on the primary
+key (see ``_rows``). A writer holding an older copy therefore
 gets ``StaleSessionError`` (ours subclasses ADK's) and must reload the session
 and retry; nothing it sent is half-applied. We raise rather than merge because
 the Runner keeps working on the Session object it holds: silently merging would
@@ -50,12 +51,16 @@ from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from . import _state as js
 from ._event_codec import decode_events, encode_event
+from ._fast_marks import FastMarks
 from ._object_locks import SessionObjectLocks
 from ._paging import SessionPage, decode_token, encode_token
 from ._rows import (
     INSERT_EVENT,
     KEY,
+    LAST_EVENT_ID,
+    REVISION,
     SESSION_ROW,
+    UPDATE_TIME,
     NotAppended,
     marker,
     parse_marker,
@@ -75,9 +80,11 @@ class SqlSessionService(BaseSessionService):
     def __init__(self, db: str | URL | AsyncEngine | SqlStore, **engine_kwargs: Any) -> None:
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._object_locks = SessionObjectLocks()
+        self._marks = FastMarks(self._store)
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
+        await self._marks.settle()
         if self._owns_store:
             await self._store.close()
 
@@ -150,7 +157,9 @@ class SqlSessionService(BaseSessionService):
             if row is None:
                 return None
             rows = await self._event_rows(tx, row[0], row[2], config)
-        return self._to_session(app_name, user_id, session_id, row, decode_events(rows))
+        events, proven = decode_events([(data, codec) for _, data, codec in rows])
+        self._marks.schedule(int(row[0]), [rows[index][0] for index in proven])
+        return self._to_session(app_name, user_id, session_id, row, events)
 
     async def _event_rows(
         self, tx: Tx, row_id: int, revision: int, config: GetSessionConfig | None
@@ -164,7 +173,7 @@ class SqlSessionService(BaseSessionService):
         after = config.after_timestamp if config else None
         if limit == 0:
             return []
-        sql = "SELECT data, fast_codec FROM yx_events WHERE sid = :row AND seq <= :rev"
+        sql = "SELECT seq, data, fast_codec FROM yx_events WHERE sid = :row AND seq <= :rev"
         params: dict[str, Any] = {"row": row_id, "rev": revision}
         if after is not None:
             sql += " AND timestamp >= :after"
@@ -226,19 +235,22 @@ class SqlSessionService(BaseSessionService):
     ) -> tuple[list[Session], bool]:
         app_name = check_app_name(app_name)
         params: dict[str, Any] = {"app": app_name}
-        where = "app_name = :app"
+        where = "s.app_name = :app"
+        keyset = "1 = 1"
         if user_id is not None:
             params["user"] = check_user_id(user_id)
-            where += " AND user_id = :user"
+            where += " AND s.user_id = :user"
         if after is not None:
             params.update(at=after[0], au=after[1], asid=after[2])
-            where += (
-                " AND (update_time > :at OR (update_time = :at AND (user_id > :au"
+            keyset = (
+                "(update_time > :at OR (update_time = :at AND (user_id > :au"
                 " OR (user_id = :au AND session_id > :asid))))"
             )
         sql = (
-            "SELECT sid, user_id, session_id, state, revision, update_time FROM yx_sessions"
-            f" WHERE {where} ORDER BY update_time, user_id, session_id"
+            "SELECT sid, user_id, session_id, state, revision, update_time FROM"
+            f" (SELECT s.sid, s.user_id, s.session_id, s.state, {REVISION} AS revision,"
+            f" {UPDATE_TIME} AS update_time FROM yx_sessions s WHERE {where}) listed"
+            f" WHERE {keyset} ORDER BY update_time, user_id, session_id"
         )
         if page_size is not None:
             sql += " LIMIT :limit"
@@ -317,7 +329,7 @@ class SqlSessionService(BaseSessionService):
         app_delta, user_delta, session_delta = js.split_state(delta)
         event_id = check_text(event.id, "event id")
         invocation_id = check_text(event.invocation_id or "", "invocation id")
-        data, fast_codec = encode_event(event)
+        data = encode_event(event)
         params.update(
             row=row_id,
             rev=revision,
@@ -325,7 +337,6 @@ class SqlSessionService(BaseSessionService):
             invocation_id=invocation_id,
             ts=event.timestamp,
             data=data,
-            fast_codec=fast_codec,
         )
         try:
             if not (app_delta or user_delta or session_delta):
@@ -372,10 +383,8 @@ class SqlSessionService(BaseSessionService):
         """
         async with self._store.read() as tx:
             row = await tx.fetchone(
-                "SELECT s.sid, s.revision, (SELECT e.event_id FROM yx_events e"
-                " WHERE e.sid = s.sid ORDER BY e.seq DESC LIMIT 1)"
-                " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user"
-                " AND s.session_id = :sid",
+                f"SELECT s.sid, {REVISION}, {LAST_EVENT_ID} FROM yx_sessions s"
+                " WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid",
                 params,
             )
         if row is None:
@@ -391,7 +400,9 @@ class SqlSessionService(BaseSessionService):
 
     async def _rejection(self, params: dict[str, Any], revision: int) -> Exception:
         async with self._store.read() as tx:
-            row = await tx.fetchone(f"SELECT sid, revision FROM yx_sessions WHERE {KEY}", params)
+            row = await tx.fetchone(
+                f"SELECT s.sid, {REVISION} FROM yx_sessions s WHERE {KEY}", params
+            )
         if row is None or int(row[0]) != params["row"]:
             return self._unknown(params)
         return StaleSessionWriteError(

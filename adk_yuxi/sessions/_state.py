@@ -34,6 +34,8 @@ _MAX_INLINE_KEYS = 4096
 
 
 def _checked(part: dict[str, Any], prefix: str) -> dict[str, Any]:
+    if not part:
+        return part
     for key in part:
         check_text(key, f"state key {prefix + key!r}")
     dumps_checked(part, f"state value under {prefix or 'session'} keys")
@@ -45,6 +47,8 @@ def split_state(state: Mapping[str, Any] | None) -> tuple[dict[str, Any], ...]:
 
     Keys and values every backend cannot store are refused here, before any SQL.
     """
+    if not state:
+        return {}, {}, {}
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
     session: dict[str, Any] = {}

@@ -170,14 +170,33 @@ async def test_corpus_round_trips_through_the_fast_path(services: YuxiServices) 
     appended = corpus()
     for event in appended:
         await sessions.append_event(session, event)
-    loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
-    assert loaded is not None
-    assert loaded.events == appended
-    for got, want in zip(loaded.events, appended, strict=True):
-        assert strict_equal(got, want), want.invocation_id
-    assert isinstance(loaded.events[1].finish_reason, types.FinishReason)
-    assert loaded.events[2].long_running_tool_ids == {"c0", "c1"}
-    assert await _codecs(services) == [FAST_CODEC] * len(appended)
+    assert await _codecs(services) == [None] * len(appended)  # an append only stores JSON
+    for _read in ("validating and proving", "fast"):
+        loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert loaded is not None
+        assert loaded.events == appended
+        for got, want in zip(loaded.events, appended, strict=True):
+            assert strict_equal(got, want), want.invocation_id
+        assert isinstance(loaded.events[1].finish_reason, types.FinishReason)
+        assert loaded.events[2].long_running_tool_ids == {"c0", "c1"}
+        await sessions._marks.settle()
+        assert await _codecs(services) == [FAST_CODEC] * len(appended)
+
+
+async def test_the_fast_path_can_be_switched_off(
+    services: YuxiServices, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_event_codec.FAST_EVENTS_ENV, "0")
+    sessions = services.session_service
+    session = await sessions.create_session(app_name=APP, user_id="u")
+    appended = corpus()
+    for event in appended:
+        await sessions.append_event(session, event)
+    for _read in range(2):
+        loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert loaded is not None and loaded.events == appended
+        await sessions._marks.settle()
+    assert await _codecs(services) == [None] * len(appended)
 
 
 async def test_each_call_hands_out_independent_events(sessions: SqlSessionService) -> None:
@@ -231,24 +250,35 @@ def unreproducible() -> list[Event]:
 
 
 @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
-async def test_events_the_fast_path_cannot_reproduce_are_stored_unmarked(
+async def test_every_read_gives_what_adk_validation_makes_of_the_stored_json(
     services: YuxiServices,
 ) -> None:
+    """Events whose JSON does not read back as appended: before and after marking, a
+    read returns exactly what ``Event.model_validate_json`` makes of the row, and
+    a row is marked only where the fast validator makes the same."""
     sessions = services.session_service
     session = await sessions.create_session(app_name=APP, user_id="u")
     odd = unreproducible()
     plain = Event(author="agent", invocation_id="i", content=_content(types.Part(text="ok")))
     for event in [*odd, plain]:
         await sessions.append_event(session, event)
-    assert await _codecs(services) == [None] * len(odd) + [FAST_CODEC]
-    loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
-    assert loaded is not None
-    # Exactly what ADK's own validation makes of the stored JSON, as before.
-    for got, event in zip(loaded.events[:-1], odd, strict=True):
-        expected = Event.model_validate_json(event.model_dump_json(exclude_none=True))
-        assert strict_equal(got, expected)
-    assert strict_equal(loaded.events[-1], plain)
-    assert loaded.events[0].custom_metadata == {"pair": [1, 2]}
+    expected = [Event.model_validate_json(e.model_dump_json(exclude_none=True)) for e in odd]
+    fast = _event_codec._fast()
+    assert fast is not None
+    provable = [
+        strict_equal(fast[0].validate_json(e.model_dump_json(exclude_none=True)), full)
+        for e, full in zip(odd, expected, strict=True)
+    ]
+    for _read in range(2):
+        loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert loaded is not None
+        for got, want in zip(loaded.events[:-1], expected, strict=True):
+            assert strict_equal(got, want)
+        assert strict_equal(loaded.events[-1], plain)
+        assert loaded.events[0].custom_metadata == {"pair": [1, 2]}
+        await sessions._marks.settle()
+    marks = [FAST_CODEC if ok else None for ok in provable]
+    assert await _codecs(services) == [*marks, FAST_CODEC]
 
 
 async def test_unproven_events_take_the_validating_path(
@@ -260,11 +290,13 @@ async def test_unproven_events_take_the_validating_path(
     appended = corpus()
     for event in appended:
         await sessions.append_event(session, event)
+    for _read in range(2):
+        loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert loaded is not None
+        for got, want in zip(loaded.events, appended, strict=True):
+            assert got == want, want.invocation_id
+        await sessions._marks.settle()
     assert await _codecs(services) == [None] * len(appended)
-    loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
-    assert loaded is not None
-    for got, want in zip(loaded.events, appended, strict=True):
-        assert strict_equal(got, want), want.invocation_id
 
 
 def _routed(data: str) -> str:
@@ -274,6 +306,29 @@ def _routed(data: str) -> str:
     del event["content"]
     event["message"] = "routed"
     return json.dumps(event)
+
+
+async def test_rows_the_fast_validator_reads_differently_stay_unmarked(
+    services: YuxiServices,
+) -> None:
+    sessions = services.session_service
+    session = await sessions.create_session(app_name=APP, user_id="u")
+    for event in corpus()[:2]:
+        await sessions.append_event(session, event)
+    async with services.store.write() as tx:
+        seq, data = (await tx.fetchall("SELECT seq, data FROM yx_events ORDER BY seq"))[0]
+        await tx.execute(
+            "UPDATE yx_events SET data = :data WHERE seq = :seq",
+            {"data": _routed(data), "seq": seq},
+        )
+    for _read in range(2):
+        loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert loaded is not None
+        routed = loaded.events[0].content
+        assert routed is not None and routed.parts is not None
+        assert routed.parts[0].text == "routed"
+        await sessions._marks.settle()
+    assert await _codecs(services) == [None, FAST_CODEC]
 
 
 async def test_rows_of_other_codecs_are_validated_in_full(services: YuxiServices) -> None:
@@ -312,6 +367,9 @@ async def test_marked_rows_the_fast_validator_rejects_are_validated_in_full(
     appended = corpus()
     for event in appended:
         await sessions.append_event(session, event)
+    await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+    await sessions._marks.settle()
+    assert await _codecs(services) == [FAST_CODEC] * len(appended)
     monkeypatch.setattr(_event_codec, "_fast", lambda: (Rejecting(), Rejecting()))
     loaded = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
     assert loaded is not None
@@ -341,11 +399,12 @@ def test_strict_equal_sees_types(a: object, b: object, same: bool) -> None:
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_decoding_restores_the_collector_state(enabled: bool) -> None:
-    rows = [_event_codec.encode_event(event) for event in corpus()]
+    rows = [(_event_codec.encode_event(event), None) for event in corpus()]
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:
-        assert len(_event_codec.decode_events(rows)) == len(rows)
+        events, proven = _event_codec.decode_events(rows)
+        assert len(events) == len(rows) and proven == list(range(len(rows)))
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()

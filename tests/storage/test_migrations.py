@@ -9,12 +9,24 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from google.adk.errors._stale_session_error import StaleSessionError
+from google.adk.events.event import Event
+from google.genai import types
+from sqlalchemy import text
 
 from adk_yuxi._sql import PLATFORM, SCHEMA_VERSION, Migration, SchemaPart, SqlStore, Step
 from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.storage import SchemaVersionError
 
 APP = "chat"
+
+
+def text_event(text: str) -> Event:
+    return Event(
+        author="user",
+        invocation_id="inv",
+        content=types.Content(role="user", parts=[types.Part(text=text)]),
+    )
 
 
 async def _add_labels(migration: Migration) -> None:
@@ -162,3 +174,58 @@ def test_another_package_registers_its_own_part(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"[('knowledge', 1), ('platform', {SCHEMA_VERSION})]"
+
+
+async def test_step_4_keeps_version_2_sessions_and_their_lock(db_url: str) -> None:
+    """A database written by the version-2 code (session revision moved by a
+    trigger) opens under steps 3 and 4: events, revisions and update times carry over,
+    old copies are still stale, and appends go on."""
+    baseline = SchemaPart("platform", PLATFORM.steps[:1])
+    v2 = SqlStore(db_url)
+    try:
+        await v2.migrate([baseline])  # a fresh database as version 2 made it
+        async with v2.engine.begin() as conn:
+            await conn.exec_driver_sql(
+                "INSERT INTO yx_sessions (app_name, user_id, session_id, state, revision,"
+                " create_time, update_time) VALUES ('chat', 'u', 's1', '{\"k\": 1}', 0, 1.0, 1.0)"
+            )
+            for seq in (1, 2):
+                event = text_event(f"v2 event {seq}")
+                event.timestamp = 10.0 + seq
+                await conn.execute(
+                    text(
+                        "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp,"
+                        " data) VALUES ((SELECT sid FROM yx_sessions), :seq, :id, 'inv', :ts,"
+                        " :data)"
+                    ),
+                    {
+                        "seq": seq,
+                        "id": event.id,
+                        "ts": event.timestamp,
+                        "data": event.model_dump_json(exclude_none=True),
+                    },
+                )
+            revision = (await conn.exec_driver_sql("SELECT revision FROM yx_sessions")).scalar()
+            assert revision == 2  # the version-2 trigger
+    finally:
+        await v2.close()
+
+    store = SqlStore(db_url)
+    try:
+        sessions = SqlSessionService(store)
+        loaded = await sessions.get_session(app_name=APP, user_id="u", session_id="s1")
+        assert await versions(store) == {"platform": SCHEMA_VERSION}
+        assert loaded is not None
+        assert [e.content.parts[0].text for e in loaded.events] == ["v2 event 1", "v2 event 2"]
+        assert loaded.state == {"k": 1} and loaded.last_update_time == 12.0
+        stale = loaded.model_copy(deep=True)
+        stale._storage_update_marker = loaded._storage_update_marker
+        await sessions.append_event(loaded, text_event("v3 event"))
+        with pytest.raises(StaleSessionError):
+            await sessions.append_event(stale, text_event("from the old copy"))
+        again = await sessions.get_session(app_name=APP, user_id="u", session_id="s1")
+        assert again is not None and len(again.events) == 3
+        listed = await sessions.list_sessions(app_name=APP, user_id="u")
+        assert [s.last_update_time for s in listed.sessions] == [again.events[-1].timestamp]
+    finally:
+        await store.close()
