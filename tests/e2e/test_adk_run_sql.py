@@ -135,3 +135,18 @@ async def _stored_turns(url: str) -> dict[str, list[str]]:
         return result
     finally:
         await service.close()
+
+
+@pytest.mark.slow
+def test_adk_run_leaves_the_data_in_the_relative_database_file(agent_dir: Path) -> None:
+    """The README's relative URI: the file lands under the working directory, and
+    after `adk run` exits the data is in it, not in a WAL left beside it."""
+    workdir = agent_dir.parent.parent
+    assert "turn 1" in adk_run(
+        agent_dir, "yuxi+sqlite:///.yuxi/cli.db", "hello", "--session_id", "s1"
+    )
+    db = workdir / ".yuxi" / "cli.db"
+    wal = db.with_name("cli.db-wal")
+    assert db.exists()
+    assert not wal.exists() or wal.stat().st_size == 0
+    assert db.stat().st_size > 4096  # the schema and the turn live in the database file
