@@ -21,7 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
 from ._backend import StoreBackend
-from ._sqlite import AioSqliteTx, InlineReadTx, InlineTx, InlineWriter, open_inline
+from ._sqlite import InlineWriter, open_inline
+from ._sqlite_tx import AioSqliteTx, InlineReadTx, InlineTx
 from ._tx import Params, Tx
 from .engine import sqlite_pragmas
 from .urls import Backend, DatabaseTarget

@@ -12,8 +12,9 @@ from typing import Any
 
 from google.adk.artifacts import artifact_util
 from google.adk.artifacts.base_artifact_service import ArtifactVersion
+from google.genai import types
 
-from .._sql.errors import InvalidNameError
+from .._sql.errors import InvalidArtifactError, InvalidNameError
 from .._sql.names import check_app_name, check_artifact_name, check_session_id, check_user_id
 
 USER_PREFIX = "user:"
@@ -50,4 +51,17 @@ def artifact_version(key: dict[str, Any], row: Any) -> ArtifactVersion:
         custom_metadata=json.loads(meta) if meta else {},
         create_time=float(create_time),
         mime_type=mime_type,
+    )
+
+
+def check_reference(part: types.Part, key: dict[str, Any], session_id: str | None) -> None:
+    """Refuses an ``artifact://`` reference that is malformed or points outside the scope."""
+    if not artifact_util.is_artifact_ref(part):
+        return
+    uri = part.file_data.file_uri if part.file_data else None
+    parsed = artifact_util.parse_artifact_uri(uri or "")
+    if parsed is None:
+        raise InvalidArtifactError(f"Invalid artifact reference URI: {uri!r}.")
+    artifact_util.validate_artifact_reference_scope(
+        app_name=key["app"], user_id=key["user"], session_id=session_id, parsed_uri=parsed
     )

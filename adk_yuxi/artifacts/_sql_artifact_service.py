@@ -7,15 +7,11 @@ PostgreSQL a save that loses the race retries. User-scoped artifacts (a
 ``user:`` name, or any name saved without a session) are stored and listed
 under their ``user:`` name, so a listed name always loads as written.
 
-A save writes the payload file first, then, in one transaction holding the
-digest's lock, counts the reference, inserts the version row and makes sure the
-file is still there (rewriting it if a delete removed it meanwhile). A delete
-commits the removal of its rows first and only then, per payload no longer
-referenced, takes the digest's lock, checks again that no row references it and
-removes the file. A crash or cancellation in between leaves an orphan file, never
-a listed version without bytes; ``sweep_orphans`` removes such files (and those
-of saves that died before committing). Nothing is written to the database for a
-payload that is too large or malformed.
+A save writes the payload file, then (holding the digest's lock) references it,
+inserts the version row and rewrites the file if a delete removed it meanwhile.
+A delete commits its rows as gone before any file goes (``_orphans``): a crash
+or cancellation leaves an orphan file, never a version without bytes. Nothing
+is written for a payload that is too large or malformed.
 """
 
 from __future__ import annotations
@@ -46,7 +42,8 @@ from .._sql.jsoncodec import check_text, dumps_checked, json_safe
 from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore
-from ._scope import artifact_key, artifact_version
+from ._orphans import DEFAULT_SWEEP_GRACE_S, OrphanPayloads, blob_lock
+from ._scope import artifact_key, artifact_version, check_reference
 
 logger = logging.getLogger(__name__)
 
@@ -55,9 +52,6 @@ _MAX_REFERENCE_DEPTH = 5
 _SAVE_ATTEMPTS = 20
 # File I/O above this size runs in a worker thread to keep the event loop free.
 _THREAD_THRESHOLD = 256 * 1024
-# Prefix of the lock a transaction holds while it references or frees a payload.
-_BLOB_LOCK = "yx_artifact_blob:"
-DEFAULT_SWEEP_GRACE_S = 3600.0
 _KEY = "app_name = :app AND user_id = :user AND scope = :scope AND filename = :name"
 _META = "version, mime_type, custom_metadata, create_time"
 
@@ -97,6 +91,7 @@ class SqlArtifactService(BaseArtifactService):
         self.max_artifact_bytes = max_artifact_bytes
         root = Path(blob_dir) if blob_dir is not None else self._store.default_blob_dir()
         self._blobs = BlobStore(root)
+        self._orphans = OrphanPayloads(self._store, self._blobs)
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -149,7 +144,7 @@ class SqlArtifactService(BaseArtifactService):
                 len(part.text), self._write_text, part.text, filename
             )
         elif part.file_data is not None:
-            self._check_reference(part, key, session_id)
+            check_reference(part, key, session_id)
             row.update(kind="file", mime=part.file_data.mime_type)
             row["part"] = part.model_dump_json(exclude_none=True)
         else:
@@ -169,25 +164,12 @@ class SqlArtifactService(BaseArtifactService):
         elif part.text is not None:
             self._write_text(part.text, "")
 
-    def _check_reference(
-        self, part: types.Part, key: dict[str, Any], session_id: str | None
-    ) -> None:
-        if not artifact_util.is_artifact_ref(part):
-            return
-        uri = part.file_data.file_uri if part.file_data else None
-        parsed = artifact_util.parse_artifact_uri(uri or "")
-        if parsed is None:
-            raise InvalidArtifactError(f"Invalid artifact reference URI: {uri!r}.")
-        artifact_util.validate_artifact_reference_scope(
-            app_name=key["app"], user_id=key["user"], session_id=session_id, parsed_uri=parsed
-        )
-
     async def _insert_version(self, row: dict[str, Any], part: types.Part) -> int:
         for _ in range(_SAVE_ATTEMPTS):
             try:
                 async with self._store.write() as tx:
                     if row["digest"] is not None:
-                        await tx.lock_key(_BLOB_LOCK + row["digest"])
+                        await tx.lock_key(blob_lock(row["digest"]))
                         await tx.execute(
                             "INSERT INTO yx_artifact_blobs (digest, size, refs)"
                             " VALUES (:digest, :size, 1) ON CONFLICT (digest)"
@@ -352,36 +334,15 @@ class SqlArtifactService(BaseArtifactService):
         # Only now, with the rows committed as gone: a kill before this point
         # leaves orphan files (swept later), never a version without bytes.
         for digest in unreferenced:
-            await self._remove_if_unreferenced(digest)
-
-    async def _remove_if_unreferenced(self, digest: str) -> bool:
-        """Removes a payload file unless a committed row references its digest."""
-        async with self._store.write() as tx:
-            await tx.lock_key(_BLOB_LOCK + digest)
-            if await tx.fetchone(
-                "SELECT refs FROM yx_artifact_blobs WHERE digest = :digest", {"digest": digest}
-            ):
-                return False
-            self._blobs.remove(digest)
-        return True
+            await self._orphans.remove_if_unreferenced(digest)
 
     async def sweep_orphans(self, *, older_than: float = DEFAULT_SWEEP_GRACE_S) -> int:
         """Removes payload files no version references; returns how many.
 
-        Orphans come from a process killed between writing a payload and
-        committing its row, or between a delete's commit and its file removal.
-        Files younger than ``older_than`` seconds are left alone, so a save that
-        wrote its file but has not committed yet keeps it (a save also rewrites
-        a missing file under the digest's lock, so a swept file is never lost).
-        Safe beside concurrent writers in any number of processes.
+        Files younger than ``older_than`` seconds are left alone (see ``_orphans``);
+        safe beside concurrent writers in any number of processes.
         """
-        removed = 0
-        cutoff = time.time() - older_than
-        for digest in await asyncio.to_thread(self._blobs.digests_older_than, cutoff):
-            if await self._remove_if_unreferenced(digest):
-                removed += 1
-        await asyncio.to_thread(self._blobs.remove_temporaries_older_than, cutoff)
-        return removed
+        return await self._orphans.sweep(older_than)
 
     async def list_versions(
         self,

@@ -52,6 +52,7 @@ from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from . import _state as js
 from ._event_codec import decode_events, encode_event
 from ._fast_marks import FastMarks
+from ._listing import list_sessions_of
 from ._object_locks import SessionObjectLocks
 from ._paging import SessionPage, decode_token, encode_token
 from ._rows import (
@@ -60,7 +61,6 @@ from ._rows import (
     LAST_EVENT_ID,
     REVISION,
     SESSION_ROW,
-    UPDATE_TIME,
     NotAppended,
     marker,
     parse_marker,
@@ -204,7 +204,7 @@ class SqlSessionService(BaseSessionService):
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
         """All sessions (without events), oldest update first, as ADK orders them."""
-        sessions, _ = await self._list(app_name, user_id, None, None)
+        sessions, _ = await list_sessions_of(self._store, app_name, user_id, None, None)
         return ListSessionsResponse(sessions=sessions)
 
     async def list_sessions_page(
@@ -219,67 +219,12 @@ class SqlSessionService(BaseSessionService):
         if page_size < 1:
             raise ValueError("page_size must be at least 1.")
         after = decode_token(page_token) if page_token else None
-        sessions, more = await self._list(app_name, user_id, page_size, after)
+        sessions, more = await list_sessions_of(self._store, app_name, user_id, page_size, after)
         token = None
         if more and sessions:
             last = sessions[-1]
             token = encode_token((last.last_update_time, last.user_id, last.id))
         return SessionPage(sessions=sessions, next_page_token=token)
-
-    async def _list(
-        self,
-        app_name: str,
-        user_id: str | None,
-        page_size: int | None,
-        after: tuple[float, str, str] | None,
-    ) -> tuple[list[Session], bool]:
-        app_name = check_app_name(app_name)
-        params: dict[str, Any] = {"app": app_name}
-        where = "s.app_name = :app"
-        keyset = "1 = 1"
-        if user_id is not None:
-            params["user"] = check_user_id(user_id)
-            where += " AND s.user_id = :user"
-        if after is not None:
-            params.update(at=after[0], au=after[1], asid=after[2])
-            keyset = (
-                "(update_time > :at OR (update_time = :at AND (user_id > :au"
-                " OR (user_id = :au AND session_id > :asid))))"
-            )
-        sql = (
-            "SELECT sid, user_id, session_id, state, revision, update_time FROM"
-            f" (SELECT s.sid, s.user_id, s.session_id, s.state, {REVISION} AS revision,"
-            f" {UPDATE_TIME} AS update_time FROM yx_sessions s WHERE {where}) listed"
-            f" WHERE {keyset} ORDER BY update_time, user_id, session_id"
-        )
-        if page_size is not None:
-            sql += " LIMIT :limit"
-            params["limit"] = page_size + 1
-        async with self._store.read() as tx:
-            rows = await tx.fetchall(sql, params)
-            more = page_size is not None and len(rows) > page_size
-            rows = rows[:page_size] if page_size is not None else rows
-            app_row = await tx.fetchone(
-                "SELECT state FROM yx_app_states WHERE app_name = :app", {"app": app_name}
-            )
-            user_sql = "SELECT user_id, state FROM yx_user_states WHERE app_name = :app"
-            if user_id is not None:
-                user_sql += " AND user_id = :user"
-            user_rows = await tx.fetchall(user_sql, params)
-        app_state = js.loads(app_row[0]) if app_row else {}
-        user_states = {uid: js.loads(state) for uid, state in user_rows}
-        sessions = []
-        for row_id, uid, sid, state, revision, update_time in rows:
-            session = Session(
-                id=sid,
-                app_name=app_name,
-                user_id=uid,
-                state=js.merged_state(app_state, user_states.get(uid, {}), js.loads(state)),
-                last_update_time=float(update_time),
-            )
-            set_storage_marker(session, marker(int(row_id), int(revision)))
-            sessions.append(session)
-        return sessions, more
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         """Deletes the session and its events; deleting a missing session is a no-op."""

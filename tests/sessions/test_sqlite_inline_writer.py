@@ -18,7 +18,7 @@ from google.genai import types
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_yuxi._sql import _sqlite
-from adk_yuxi._sql._sqlite import InlineReadTx
+from adk_yuxi._sql._sqlite_tx import InlineReadTx
 from adk_yuxi._sql.store import IntegrityViolation, SqlStore
 from adk_yuxi.sessions import SqlSessionService
 
