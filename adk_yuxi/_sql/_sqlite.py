@@ -1,9 +1,8 @@
 """The inline SQLite writer: one stdlib connection used on the event loop's thread.
 
-The writer is one stdlib ``sqlite3`` connection used on the event loop's own
-thread, because a hop to aiosqlite's worker thread costs far more than the
-statement (numbers in ``bench/README.md``, "SQLite inline"). It may only do work inline that never
-waits for another connection:
+A hop to aiosqlite's worker thread costs far more than the statement (numbers in
+``bench/README.md``, "SQLite inline"), so the store writes on its own thread. It
+may only do work inline that never waits for another connection:
 
 * Every statement first runs with ``busy_timeout=0``. If SQLite answers
   ``SQLITE_BUSY`` (another connection or process holds the write lock, or is
@@ -29,8 +28,10 @@ waits for another connection:
   asynchronously (the loop runs on), for about one fsync. If a task appends
   in a tight loop that never yields, the background task cannot run; after
   four times ``CHECKPOINT_EVERY`` commits the next writer then checkpoints
-  first (in the thread, before its statement). ``close`` checkpoints once more.
-  Other processes keep SQLite's default autocheckpoint.
+  first (in the thread, before its statement). ``flush`` and ``close`` run a
+  ``TRUNCATE`` checkpoint; ``journal_size_limit`` cuts a WAL that grew behind a
+  long reader back to ``WAL_SIZE_LIMIT`` once it restarts. Other processes keep
+  SQLite's default autocheckpoint.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ from .engine import sqlite_pragmas
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Commits between two background PASSIVE checkpoints. An append writes about
-# five pages, so this keeps the WAL near SQLite's default of 1000 pages (4 MiB).
+# Commits between two background PASSIVE checkpoints. An append writes a few
+# pages, so this keeps the WAL under SQLite's default of 1000 pages (4 MiB).
 CHECKPOINT_EVERY = 128
 # Commits (in multiples of CHECKPOINT_EVERY) after which the next writer runs the
 # checkpoint itself, waiting for it in the thread, instead of leaving it to the
