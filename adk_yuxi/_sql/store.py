@@ -11,7 +11,7 @@ run through ``migrations`` under the backend's schema lock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,7 @@ class SqlStore:
         self.backend: Backend = target.backend
         self._backend = _BACKENDS[target.backend](target, self.engine)
         self._applied: tuple[SchemaPart, ...] = ()
+        self._background: set[asyncio.Task[None]] = set()
         self._ready_lock = asyncio.Lock()
         self._closed = False
 
@@ -138,15 +139,31 @@ class SqlStore:
         if not self._closed:
             await self._backend.flush()
 
+    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Runs best-effort work on the store as a task that ``close()`` waits for."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def settle(self) -> None:
+        """Waits for the background work started so far."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
     async def close(self) -> None:
         """Releases connections, threads and (if the store made it) the engine.
 
-        From any event loop: on a loop other than the one the store ran on,
-        nothing can be awaited on its connections, so they are closed without
-        awaiting. A closed store refuses further use.
+        Background work on this loop is finished first. From any event loop: on
+        a loop other than the one the store ran on, nothing can be awaited on its
+        connections, so they are closed without awaiting. A closed store refuses
+        further use.
         """
         if self._closed:
             return
+        loop = asyncio.get_running_loop()
+        pending = [task for task in self._background if task.get_loop() is loop]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
         self._closed = True
         try:
             await self._backend.close()

@@ -1,13 +1,13 @@
 """Marks event rows proven fast-readable, in the background after a read.
 
 The mark is an optimisation for the next read, so it never delays the read that
-proved it and a failed mark (store closed, database busy past its timeout) is
-only logged: the row stays unmarked and is proven again next time.
+proved it and a failed mark (database busy past its timeout) is only logged: the
+row stays unmarked and is proven again next time. The store's ``close()`` waits
+for pending marks, so none is cut off holding a connection.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -24,14 +24,10 @@ class FastMarks:
 
     def __init__(self, store: SqlStore) -> None:
         self._store = store
-        self._pending: set[asyncio.Task[None]] = set()
 
     def schedule(self, row_id: int, seqs: Sequence[int]) -> None:
-        if not seqs:
-            return
-        task = asyncio.get_running_loop().create_task(self._mark(row_id, list(seqs)))
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
+        if seqs:
+            self._store.in_background(self._mark(row_id, list(seqs)))
 
     async def _mark(self, row_id: int, seqs: list[int]) -> None:
         try:
@@ -48,6 +44,5 @@ class FastMarks:
             _log.debug("Marking %d event rows fast-readable failed", len(seqs), exc_info=True)
 
     async def settle(self) -> None:
-        """Waits for the marks scheduled so far (tests, and before closing)."""
-        while self._pending:
-            await asyncio.gather(*list(self._pending), return_exceptions=True)
+        """Waits for the marks scheduled so far (and any other background work)."""
+        await self._store.settle()
