@@ -31,6 +31,9 @@ class ApiConfig:
     worker: str | None = None
     lease_seconds: float = 120.0
     page_size_max: int = 100
+    poll_seconds: float = 0.25
+    heartbeat_seconds: float = 15.0
+    follow_seconds: float = 1800.0
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import uuid
+from collections.abc import Coroutine
+from typing import Any
 
 from google.adk.runners import Runner
 
@@ -35,6 +38,7 @@ class Host:
         worker = config.worker or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.agents: dict[str, AgentConfig] = {a.name: a for a in config.agents}
         self.runners: dict[str, Runner] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
         for agent in config.agents:
             ledger = LedgerPlugin(
                 store,
@@ -64,7 +68,16 @@ class Host:
     async def start(self) -> None:
         await self.services.prepare()
 
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Runs `work` beside the request: a dropped connection does not cancel it."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for runner in self.runners.values():
             await runner.close()
         await self.services.close()

@@ -1,40 +1,42 @@
-"""A run as a server-sent event stream: every ADK event, then the final status."""
+"""Runs as server-sent event streams: every ADK event, then the final status.
+
+A run is driven by a task of the process, not by the request: a client that drops the
+connection leaves the run going, and `follow_session` (with `Last-Event-ID`) replays
+the stored events it missed, follows the run while the ledger says it is running, and
+ends with the same final status.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from fastapi.responses import StreamingResponse
+from google.adk.events import Event
 from google.adk.runners import Runner
 from google.genai import types
 
+from ._errors import ApiError
 from ._host import Host
 from ._sse import event_frame, frame
 
-__all__ = ["stream_run"]
+__all__ = ["follow_session", "stream_run"]
 
 log = logging.getLogger("adk_yuxi.services.api")
+_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
-async def _events(
-    host: Host, runner: Runner, user_id: str, session_id: str, message: types.Content
-) -> AsyncIterator[bytes]:
-    invocation: str | None = None
-    error_code: str | None = None
-    try:
-        async for event in runner.run_async(
-            user_id=user_id, session_id=session_id, new_message=message
-        ):
-            invocation = event.invocation_id
-            if event.error_code:
-                error_code = event.error_code
-            yield event_frame(event)
-    except Exception:
-        # Nothing of the exception reaches the client: the operator log has it.
-        log.exception("run failed: app=%s session=%s", runner.app_name, session_id)
-        yield frame("run_status", {"status": "failed", "error_code": "internal_error"})
-        return
+async def _status(
+    host: Host,
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    invocation: str | None,
+    error_code: str | None,
+) -> dict[str, Any]:
     record = None
     if invocation is not None:
         record = await host.ledger.find(
@@ -46,23 +48,110 @@ async def _events(
     # The ledger's outcome when it recorded the run; a run refused before it was
     # recorded (no access) has only its events.
     fallback = "failed" if error_code else "completed"
-    status = record.status if record is not None else fallback
-    yield frame(
-        "run_status",
-        {
-            "status": status,
-            "run_id": record.run_id if record is not None else None,
-            "invocation_id": invocation,
-            "error_code": error_code,
-        },
-    )
+    return {
+        "status": record.status if record is not None else fallback,
+        "run_id": record.run_id if record is not None else None,
+        "invocation_id": invocation,
+        "error_code": error_code,
+    }
+
+
+async def _drive(
+    host: Host,
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    message: types.Content,
+    out: asyncio.Queue[bytes | None],
+) -> None:
+    invocation: str | None = None
+    error_code: str | None = None
+    try:
+        async for event in runner.run_async(
+            user_id=user_id, session_id=session_id, new_message=message
+        ):
+            invocation = event.invocation_id
+            if event.error_code:
+                error_code = event.error_code
+            out.put_nowait(event_frame(event))
+        status = await _status(host, runner, user_id, session_id, invocation, error_code)
+        out.put_nowait(frame("run_status", status))
+    except asyncio.CancelledError:
+        out.put_nowait(frame("run_status", {"status": "cancelled", "invocation_id": invocation}))
+        raise
+    except Exception:
+        # Nothing of the exception reaches the client: the operator log has it.
+        log.exception("run failed: app=%s session=%s", runner.app_name, session_id)
+        failed = {"status": "failed", "invocation_id": invocation, "error_code": "internal_error"}
+        out.put_nowait(frame("run_status", failed))
+    finally:
+        out.put_nowait(None)
+
+
+async def _relay(out: asyncio.Queue[bytes | None]) -> AsyncIterator[bytes]:
+    while (item := await out.get()) is not None:
+        yield item
 
 
 def stream_run(
     host: Host, runner: Runner, user_id: str, session_id: str, message: types.Content
 ) -> StreamingResponse:
-    return StreamingResponse(
-        _events(host, runner, user_id, session_id, message),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
+    out: asyncio.Queue[bytes | None] = asyncio.Queue()
+    host.spawn(_drive(host, runner, user_id, session_id, message, out))
+    return StreamingResponse(_relay(out), media_type="text/event-stream", headers=_HEADERS)
+
+
+def _after(events: list[Event], cursor: str | None) -> int | None:
+    """Index of the first event after `cursor` (None: the cursor is not in the session)."""
+    if cursor is None:
+        return 0
+    for index, event in enumerate(events):
+        if event.id == cursor:
+            return index + 1
+    return None
+
+
+async def follow_session(
+    host: Host, runner: Runner, user_id: str, session_id: str, cursor: str | None
+) -> StreamingResponse:
+    """The session's stored events after `cursor`, then its latest run followed from
+    the database until the ledger closes it; a cursor not in the session is 422."""
+    get = host.services.session_service.get_session
+    session = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
+    if session is None:
+        raise ApiError(404, "not_found", "no such session")
+    start = _after(session.events, cursor)
+    if start is None:
+        raise ApiError(422, "invalid_cursor", "Last-Event-ID names no event of this session")
+
+    async def frames() -> AsyncIterator[bytes]:
+        events, index = session.events, start
+        beat = time.monotonic()
+        deadline = beat + host.config.follow_seconds
+        while True:
+            for event in events[index:]:
+                yield event_frame(event)
+            index = len(events)
+            last = events[-1].invocation_id if events else None
+            errors = [e.error_code for e in events if e.invocation_id == last and e.error_code]
+            status = await _status(
+                host, runner, user_id, session_id, last, errors[-1] if errors else None
+            )
+            if status["status"] != "running" or time.monotonic() > deadline:
+                # Read once more after the ledger closed the run: its tail is stored.
+                again = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
+                for event in (again.events if again is not None else [])[index:]:
+                    yield event_frame(event)
+                yield frame("run_status", status)
+                return
+            if time.monotonic() - beat >= host.config.heartbeat_seconds:
+                beat = time.monotonic()
+                yield b": heartbeat\n\n"
+            await asyncio.sleep(host.config.poll_seconds)
+            fresh = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
+            if fresh is None:
+                yield frame("run_status", {"status": "gone"})
+                return
+            events = fresh.events
+
+    return StreamingResponse(frames(), media_type="text/event-stream", headers=_HEADERS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from google.adk.sessions import Session
 from google.genai import types
@@ -14,7 +14,7 @@ from adk_yuxi.storage import SessionExistsError
 
 from ._auth import Caller, authenticate, host_of
 from ._errors import ApiError
-from ._runs import stream_run
+from ._runs import follow_session, stream_run
 
 __all__ = ["router"]
 
@@ -124,6 +124,20 @@ async def run(
     runner, session = await _own_session(request, caller, agent_id, session_id)
     message = types.Content(role="user", parts=[types.Part(text=body.text)])
     return stream_run(host_of(request), runner, caller.user_id, session.id, message)
+
+
+@router.get("/{session_id}/events", response_class=StreamingResponse)
+async def follow(
+    agent_id: str,
+    session_id: str,
+    request: Request,
+    caller: Auth,
+    last_event_id: Annotated[str | None, Header(max_length=200)] = None,
+) -> StreamingResponse:
+    """The stored events after `Last-Event-ID` (all without it), then the latest run
+    followed until it ends, with heartbeats, and its `run_status`."""
+    runner, session = await _own_session(request, caller, agent_id, session_id)
+    return await follow_session(host_of(request), runner, caller.user_id, session.id, last_event_id)
 
 
 @router.get("/{session_id}/waitpoints")

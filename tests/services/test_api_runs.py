@@ -181,3 +181,27 @@ async def test_a_failing_model_ends_the_stream_with_failed_and_no_trace(api: Api
     assert frames[-1]["data"]["status"] == "failed"
     text = str(frames)
     assert "Traceback" not in text and "ScriptedLlm" not in text and "/work" not in text
+
+
+async def test_last_event_id_replays_the_rest_and_the_status(api: Api) -> None:
+    api.llm.extend([call("ask_user_question", questions=QUESTIONS)])
+    session = await new_session(api, "mei")
+    frames = await run(api, "mei", session, "plan")
+    ids = [f["id"] for f in frames if f["event"] == "adk_event"]
+    assert len(ids) >= 2
+    path = f"/v1/agents/planner/sessions/{session}/events"
+    # A client that saw only the first event of the run reconnects.
+    resumed = await api.client.get(path, headers={**api.auth("mei"), "Last-Event-ID": ids[0]})
+    assert resumed.status_code == 200
+    replayed = parse_sse(resumed.text)
+    assert [f["id"] for f in replayed if f["event"] == "adk_event"] == ids[1:]
+    assert replayed[-1]["event"] == "run_status"
+    assert replayed[-1]["data"]["status"] == "waiting"
+    assert replayed[-1]["data"]["run_id"] == frames[-1]["data"]["run_id"]
+    # Without a cursor: the user's message and every event of the run.
+    everything = parse_sse((await api.client.get(path, headers=api.auth("mei"))).text)
+    assert [f["id"] for f in everything if f["event"] == "adk_event"][-len(ids) :] == ids
+    bad = await api.client.get(path, headers={**api.auth("mei"), "Last-Event-ID": "nope"})
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_cursor"
+    other = await api.client.get(path, headers=api.auth("bo"))
+    assert other.status_code == 404
