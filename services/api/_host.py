@@ -20,6 +20,7 @@ from adk_yuxi.waitpoints import WaitpointStore
 
 from ._config import ApiConfig
 from ._errors import ApiError
+from ._idempotency import IdempotencyKeys
 
 __all__ = ["Host"]
 
@@ -35,6 +36,7 @@ class Host:
         self.keys = ApiKeyStore(store)
         self.waitpoints = WaitpointStore(store)
         self.ledger = RunLedger(store)
+        self.idempotency = IdempotencyKeys(store)
         worker = config.worker or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.agents: dict[str, AgentConfig] = {a.name: a for a in config.agents}
         self.runners: dict[str, Runner] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
@@ -14,6 +15,7 @@ from adk_yuxi.storage import SessionExistsError
 
 from ._auth import Caller, authenticate, host_of
 from ._errors import ApiError
+from ._idempotency import body_hash, check_key
 from ._runs import follow_session, stream_run
 
 __all__ = ["router"]
@@ -21,6 +23,7 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1/agents/{agent_id}/sessions", tags=["sessions"])
 Auth = Annotated[Caller, Depends(authenticate)]
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=1000)]
 
 
 class NewSession(BaseModel):
@@ -59,17 +62,37 @@ async def _own_session(request: Request, caller: Caller, agent_id: str, session_
 
 @router.post("", status_code=201)
 async def create_session(
-    agent_id: str, request: Request, caller: Auth, body: NewSession | None = None
+    agent_id: str,
+    request: Request,
+    caller: Auth,
+    body: NewSession | None = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> dict[str, Any]:
+    """A new session; with `Idempotency-Key`, a retry answers with the same session."""
     host = host_of(request)
     runner = host.runner_for(caller.principal, agent_id)
+    requested = body.session_id if body is not None else None
+    session_id = requested
+    if idempotency_key is not None:
+        key, scope = check_key(idempotency_key), f"session:{agent_id}"
+        claimed, first = await host.idempotency.claim(
+            caller.user_id,
+            scope,
+            key,
+            body_hash({"session_id": requested}),
+            {"session_id": requested or uuid.uuid4().hex},
+        )
+        session_id = str(first["session_id"])
+        if not claimed:
+            _, session = await _own_session(request, caller, agent_id, session_id)
+            return _session(session)
     try:
         session = await host.services.session_service.create_session(
-            app_name=runner.app_name,
-            user_id=caller.user_id,
-            session_id=body.session_id if body is not None else None,
+            app_name=runner.app_name, user_id=caller.user_id, session_id=session_id
         )
     except SessionExistsError as exc:
+        if idempotency_key is not None:
+            await host.idempotency.release(caller.user_id, scope, key)
         raise ApiError(409, "conflict", "a session with this id exists") from exc
     return _session(session)
 
@@ -117,13 +140,31 @@ async def delete_session(
 
 @router.post("/{session_id}/runs", response_class=StreamingResponse)
 async def run(
-    agent_id: str, session_id: str, body: NewMessage, request: Request, caller: Auth
+    agent_id: str,
+    session_id: str,
+    body: NewMessage,
+    request: Request,
+    caller: Auth,
+    idempotency_key: IdempotencyKey = None,
 ) -> StreamingResponse:
     """A new message; the answer is a `text/event-stream` of ADK events (`adk_event`,
-    each with its event id) ending with one `run_status` event."""
+    each with its event id) ending with one `run_status` event. With
+    `Idempotency-Key`, a retry starts nothing and streams the first run's events."""
+    host = host_of(request)
     runner, session = await _own_session(request, caller, agent_id, session_id)
+    if idempotency_key is not None:
+        cursor = session.events[-1].id if session.events else None
+        claimed, first = await host.idempotency.claim(
+            caller.user_id,
+            f"run:{agent_id}:{session.id}",
+            check_key(idempotency_key),
+            body_hash(body.model_dump()),
+            {"cursor": cursor},
+        )
+        if not claimed:
+            return await follow_session(host, runner, caller.user_id, session.id, first["cursor"])
     message = types.Content(role="user", parts=[types.Part(text=body.text)])
-    return stream_run(host_of(request), runner, caller.user_id, session.id, message)
+    return stream_run(host, runner, caller.user_id, session.id, message)
 
 
 @router.get("/{session_id}/events", response_class=StreamingResponse)
