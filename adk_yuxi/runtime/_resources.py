@@ -16,6 +16,7 @@ from typing import Any
 from adk_yuxi.errors import YuxiError
 
 from ..tools import ResourceType
+from ..tools._metadata import workspace_relative
 from ._context import RuntimeContext
 
 __all__ = [
@@ -107,7 +108,7 @@ class ResourceGuard:
     def _path_reason(self, value: str) -> str | None:
         if self._workspace is None:
             return "no workspace configured"
-        pure = PurePosixPath(value.replace("\\", "/"))
+        pure = PurePosixPath(workspace_relative(value.replace("\\", "/")))
         if pure.is_absolute() or ".." in pure.parts or "\x00" in value:
             return f"path {value!r} is absolute or climbs out"
         try:

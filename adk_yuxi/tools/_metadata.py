@@ -20,6 +20,19 @@ class ResourceType(StrEnum):
     PATH = "path"
 
 
+VIRTUAL_ROOT = "/workspace"
+"""Where the model sees the user's workspace: `/workspace/a.pdf` and `a.pdf` name one file."""
+
+
+def workspace_relative(path: str) -> str:
+    """A path under `VIRTUAL_ROOT` made relative to the workspace; any other path as given,
+    so the guard's own rules (relative, no `..`, inside after symlinks) still decide."""
+    if path == VIRTUAL_ROOT:
+        return "."
+    prefix = VIRTUAL_ROOT + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
 SECURITY_KEYS = frozenset({"admin_only", "resource_args"})
 """Typed fields of `ToolExtraMetadata`; refused as free keys of `extra`, where they would
 look effective and be ignored."""

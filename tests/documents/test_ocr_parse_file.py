@@ -106,3 +106,19 @@ async def test_bad_files_are_clear_errors(kit: Kit, workspace: Path) -> None:
 async def test_without_a_workspace_every_path_is_refused(kit: Kit, workspace: Path) -> None:
     (result,) = await parse_all(kit, None, [{"path": "photo.png"}])
     assert result["error"]["code"] == "resource_not_available"
+
+
+async def test_virtual_paths_under_workspace_name_the_same_files(kit: Kit, workspace: Path) -> None:
+    attempts = [
+        "/workspace/long.txt",
+        "/workspace/docs/../../outside.txt",
+        "/workspace/../outside.txt",
+        "/workspace/escape.txt",
+        "/workspace//etc/passwd",
+        "/workspacelong.txt",
+    ]
+    read, *refused = await parse_all(kit, workspace, [{"path": p} for p in attempts])
+    assert read["path"] == "/workspace/long.txt" and "line of text" in read["content"]
+    for attempt, result in zip(attempts[1:], refused, strict=True):
+        assert result["error"]["code"] == "resource_not_available", attempt
+        assert "secret" not in str(result)

@@ -25,11 +25,11 @@ from pydantic import Field
 
 from ...errors import ToolErrorCode, tool_error
 from ...ledger import UnsafeUserId, ledger_plugin_of
+from .._metadata import VIRTUAL_ROOT
 from .._registry import tool
 
 __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VIRTUAL_ROOT", "present_artifacts"]
 
-VIRTUAL_ROOT = "/workspace"
 MAX_FILES = 20
 MAX_FILE_BYTES = 25 * 1024 * 1024
 NAME = "present_artifacts"

@@ -32,7 +32,7 @@ from ...documents import (
 )
 from ...runtime import ResourceDenied, ResourceType, check_resource, current_agent_runtime
 from .._availability import ToolSettings, ToolUnavailable
-from .._metadata import ToolExtraMetadata
+from .._metadata import ToolExtraMetadata, workspace_relative
 from .._registry import register_tool
 from .._strict import StrictFunctionTool
 
@@ -92,16 +92,18 @@ async def ocr_parse_file(
 ) -> dict[str, Any]:
     """Converts a file in the user's workspace (PDF, Word, PowerPoint, Excel, HTML, text
     or an image) to Markdown; images and scanned pages are read by OCR (Chinese and
-    English). `path` is relative to the workspace. Long results come in parts: when
-    `truncated` is true, call again with `offset` set to the returned `next_offset`."""
+    English). `path` is relative to the workspace or absolute under /workspace/. Long
+    results come in parts: when `truncated` is true, call again with `offset` set to the
+    returned `next_offset`."""
     # A refusal propagates: the runtime answers `resource_not_available` for it.
     await check_resource(tool_context, "path", path)
     workspace = _workspace(tool_context)
     if workspace is None:
         raise ResourceDenied("path", ResourceType.PATH, "no workspace")
+    relative = workspace_relative(path)
     try:
-        data = await asyncio.to_thread(_read_inside, workspace, path, DEFAULT_MAX_BYTES)
-        document = await aconvert_document(data, name=PurePosixPath(path).name)
+        data = await asyncio.to_thread(_read_inside, workspace, relative, DEFAULT_MAX_BYTES)
+        document = await aconvert_document(data, name=PurePosixPath(relative).name)
     except FileNotFoundError:
         return _error("file_not_found", "No file exists at this path in the workspace.")
     except (IsADirectoryError, NotADirectoryError):
