@@ -9,16 +9,13 @@ explicitly once the holder's lease has expired. All transitions are conditional
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._sql.errors import InvalidPageTokenError
+from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import SqlStore, Tx
 from . import _schema  # noqa: F401  (registers the table)
 from ._errors import LeaseExpired, LeaseHeld, RunNotFound
@@ -60,18 +57,12 @@ class RunPage:
 
 
 def _token(started_at: float, run_id: str) -> str:
-    raw = json.dumps([started_at, run_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_page_token(started_at, run_id)
 
 
 def _position(token: str) -> tuple[float, str]:
-    try:
-        at, run_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        return float(at), str(run_id)
-    except (ValueError, TypeError, binascii.Error) as exc:
-        raise InvalidPageTokenError(
-            f"Invalid page token {token!r}: pass back a next_page_token from list_runs."
-        ) from exc
+    at, (run_id,) = decode_page_token(token, ids=1, listing="list_runs")
+    return at, run_id
 
 
 def _record(row: Sequence[Any]) -> RunRecord:

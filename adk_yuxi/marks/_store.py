@@ -8,16 +8,13 @@ their run, so one recorded before a run failed or was cancelled stays.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._sql.errors import InvalidPageTokenError
+from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import IntegrityViolation, SqlStore, Tx
 from ..errors import RunStopped
 from . import _schema  # noqa: F401  (registers the table)
@@ -71,18 +68,12 @@ def _mark(row: Sequence[Any]) -> Mark:
 
 
 def _token(mark: Mark) -> str:
-    raw = json.dumps([mark.created_at, mark.id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_page_token(mark.created_at, mark.id)
 
 
 def _position(token: str) -> tuple[float, str]:
-    try:
-        created_at, ident = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        return float(created_at), str(ident)
-    except (ValueError, TypeError, binascii.Error) as exc:
-        raise InvalidPageTokenError(
-            f"Invalid page token {token!r}: pass back a next_page_token from list_marks."
-        ) from exc
+    at, (ident,) = decode_page_token(token, ids=1, listing="list_marks")
+    return at, ident
 
 
 class MarkStore:

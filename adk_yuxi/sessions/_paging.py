@@ -9,14 +9,10 @@ paging moves to the end of the order and may show up again on a later page.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-
 from google.adk.sessions.session import Session
 from pydantic import BaseModel, Field
 
-from .._sql.errors import InvalidPageTokenError
+from .._sql.paging import decode_page_token, encode_page_token
 
 PageKey = tuple[float, str, str]
 
@@ -30,19 +26,12 @@ class SessionPage(BaseModel):
 
 def encode_token(key: PageKey) -> str:
     """An opaque token for the position after ``key``."""
-    raw = json.dumps([key[0], key[1], key[2]], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_page_token(key[0], key[1], key[2])
 
 
 def decode_token(token: str) -> PageKey:
     """The position a token stands for; a malformed token is a clear error."""
-    try:
-        padded = token + "=" * (-len(token) % 4)
-        value = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        update_time, user_id, session_id = value
-        return float(update_time), str(user_id), str(session_id)
-    except (ValueError, TypeError, binascii.Error) as exc:
-        raise InvalidPageTokenError(
-            f"Invalid page token {token!r}: pass back a next_page_token returned by"
-            " list_sessions_page."
-        ) from exc
+    update_time, (user_id, session_id) = decode_page_token(
+        token, ids=2, listing="list_sessions_page"
+    )
+    return update_time, user_id, session_id

@@ -9,8 +9,6 @@ a waiting point of another user is reported as not found.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import time
 import uuid
@@ -20,7 +18,7 @@ from typing import Any
 
 from google.genai import types
 
-from .._sql.errors import InvalidPageTokenError
+from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import SqlStore, Tx
 from . import _schema  # noqa: F401  (registers the table)
 from ._errors import StoredQuestionsInvalid, WaitpointConflict, WaitpointNotFound
@@ -128,19 +126,12 @@ def _row(row: Sequence[Any]) -> Waitpoint:
 
 
 def _encode_token(created_at: float, ident: str) -> str:
-    raw = json.dumps([created_at, ident], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_page_token(created_at, ident)
 
 
 def _decode_token(token: str) -> tuple[float, str]:
-    try:
-        value = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        created_at, ident = value
-        return float(created_at), str(ident)
-    except (ValueError, TypeError, binascii.Error) as exc:
-        raise InvalidPageTokenError(
-            f"Invalid page token {token!r}: pass back a next_page_token from list_pending."
-        ) from exc
+    at, (ident,) = decode_page_token(token, ids=1, listing="list_pending")
+    return at, ident
 
 
 class WaitpointStore:
