@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from adk_yuxi.errors import RunStopped, YuxiError
 
-__all__ = ["LeaseExpired", "LeaseHeld", "LedgerError", "RunNotFound", "WorkerLeaseExpired"]
+__all__ = [
+    "LeaseExpired",
+    "LeaseHeld",
+    "LedgerError",
+    "RunEnded",
+    "RunInProgress",
+    "RunNotFound",
+    "RunWaiting",
+    "WorkerLeaseExpired",
+]
 
 
 class LedgerError(YuxiError):
@@ -41,6 +50,42 @@ class LeaseExpired(LedgerError):
             f"run {run_id!r}: the worker lease expired; take the run over explicitly"
             " (RunLedger.take_over) before resuming it"
         )
+        self.run_id = run_id
+
+
+class RunInProgress(LedgerError):
+    """The session has a run `running` under a live lease: one run at a time."""
+
+    code = "run_in_progress"
+
+    def __init__(self, session_id: str, run_id: str | None = None) -> None:
+        super().__init__(f"session {session_id!r} has a run in progress")
+        self.session_id = session_id
+        self.run_id = run_id
+
+
+class RunEnded(LedgerError):
+    """The run is closed (completed, failed or cancelled): nothing more can change it."""
+
+    code = "run_ended"
+
+    def __init__(self, run_id: str, status: str) -> None:
+        super().__init__(f"run {run_id!r} has ended ({status})")
+        self.run_id = run_id
+        self.status = status
+
+
+class RunWaiting(LedgerError):
+    """The session's run waits at a waiting point: answer it or cancel the run first."""
+
+    code = "run_waiting"
+
+    def __init__(self, session_id: str, run_id: str) -> None:
+        super().__init__(
+            f"session {session_id!r} has a run waiting at a waiting point:"
+            " answer it or cancel the run before sending a new message"
+        )
+        self.session_id = session_id
         self.run_id = run_id
 
 

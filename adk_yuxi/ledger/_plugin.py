@@ -42,7 +42,7 @@ from ..access import AccessRepository
 from ..errors import RunStopped, ToolErrorCode, tool_error
 from ..marks import MarkStore
 from ..waitpoints import WaitpointStore
-from ._errors import LeaseExpired, LeaseHeld, WorkerLeaseExpired
+from ._errors import LeaseExpired, LeaseHeld, RunInProgress, WorkerLeaseExpired
 from ._store import RunLedger, RunRecord
 
 __all__ = ["PLUGIN_NAME", "ActiveRun", "LedgerPlugin", "WorkspaceRoot", "ledger_plugin_of"]
@@ -187,7 +187,7 @@ class LedgerPlugin(BasePlugin):
                 worker=self.worker,
                 lease_seconds=self.lease_seconds,
             )
-        except (LeaseHeld, LeaseExpired) as refused:
+        except (LeaseHeld, LeaseExpired, RunInProgress) as refused:
             logger.warning("run refused: %s", refused)
             return types.Content(
                 role="model",
@@ -208,15 +208,30 @@ class LedgerPlugin(BasePlugin):
             active.final = not active.paused and event.is_final_response()
         return None
 
-    def _stopped(self, invocation_id: str) -> type[RunStopped] | None:
+    async def _stopped(self, invocation_id: str) -> type[RunStopped] | None:
+        """Why the run must not take its next step: checked in the database before
+        every model and tool call, so a worker whose run was taken over or closed
+        (its lease lapsed) executes nothing more, not only after its next renewal."""
         active = self._runs.get(invocation_id)
-        return None if active is None else active.stopped
+        if active is None:
+            return None
+        if active.stopped is None:
+            try:
+                async with self.store.read() as tx:
+                    denial = await RunLedger.lease_denial(tx, active.run_id, active.worker)
+            except Exception:  # the database is unreachable: no step without the lease
+                logger.exception("checking the lease of run %s failed", active.run_id)
+                denial = "the lease could not be checked"
+            if denial is not None:
+                logger.warning("run %s stops: %s", active.run_id, denial)
+                active.stop(WorkerLeaseExpired)
+        return active.stopped
 
     @override
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        stopped = self._stopped(callback_context.invocation_id)
+        stopped = await self._stopped(callback_context.invocation_id)
         if stopped is None:
             return None
         # Imported here: the runtime imports the base tools, which import this package.
@@ -228,7 +243,7 @@ class LedgerPlugin(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        if self._stopped(tool_context.invocation_id) is None:
+        if await self._stopped(tool_context.invocation_id) is None:
             return None
         return tool_error(ToolErrorCode.RUN_ENDING, tool.name)
 

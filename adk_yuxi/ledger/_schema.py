@@ -1,4 +1,8 @@
-"""The run ledger table, registered as its own schema part (applied by every store)."""
+"""The run ledger table, registered as its own schema part (applied by every store).
+
+`runs` is the version-1 baseline; step 2 adds `cancel_requested_at` and the partial
+unique index that lets a session have one `running` run at a time.
+"""
 
 from __future__ import annotations
 
@@ -39,5 +43,32 @@ async def _create(m: Migration) -> None:
     await m.create_tables(runs)
 
 
-LEDGER_PART = SchemaPart("ledger", (Step(1, "runs and their leases", _create),))
+# Rows that step 2's unique index would refuse (several running runs of one session,
+# possible before it): all but the newest are closed first, as a dead worker's would be.
+_SUPERSEDED = (
+    "UPDATE yx_runs SET status = 'failed', error = 'worker_lease_expired',"
+    " ended_at = updated_at WHERE status = 'running' AND EXISTS (SELECT 1 FROM yx_runs o"
+    " WHERE o.app_name = yx_runs.app_name AND o.user_id = yx_runs.user_id"
+    " AND o.session_id = yx_runs.session_id AND o.status = 'running'"
+    " AND (o.started_at > yx_runs.started_at"
+    " OR (o.started_at = yx_runs.started_at AND o.run_id > yx_runs.run_id)))"
+)
+
+
+async def _one_running_per_session(m: Migration) -> None:
+    await m.execute("ALTER TABLE yx_runs ADD COLUMN cancel_requested_at DOUBLE PRECISION")
+    await m.execute(_SUPERSEDED)
+    await m.execute(
+        "CREATE UNIQUE INDEX uq_yx_runs_running_session ON yx_runs"
+        " (app_name, user_id, session_id) WHERE status = 'running'"
+    )
+
+
+LEDGER_PART = SchemaPart(
+    "ledger",
+    (
+        Step(1, "runs and their leases", _create),
+        Step(2, "cancel requests; one running run per session", _one_running_per_session),
+    ),
+)
 register_schema_part(LEDGER_PART)

@@ -16,18 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._sql.paging import decode_page_token, encode_page_token
-from .._sql.store import SqlStore, Tx
+from .._sql.store import IntegrityViolation, SqlStore, Tx
 from . import _schema  # noqa: F401  (registers the table)
-from ._errors import LeaseExpired, LeaseHeld, RunNotFound
+from ._errors import LeaseExpired, LeaseHeld, RunInProgress, RunNotFound
 
-__all__ = ["RUN_STATUSES", "RunLedger", "RunPage", "RunRecord"]
+__all__ = ["LEASE_LAPSED", "RUN_STATUSES", "RunLedger", "RunPage", "RunRecord", "record_of"]
 
 RUNNING, WAITING = "running", "waiting"
 RUN_STATUSES = ("running", "waiting", "completed", "failed", "cancelled")
 _COLUMNS = (
     "run_id, app_name, user_id, session_id, invocation_id, agent_name, worker,"
-    " lease_expires_at, status, error, started_at, updated_at, ended_at"
+    " lease_expires_at, status, error, started_at, updated_at, ended_at, cancel_requested_at"
 )
+LEASE_LAPSED = "worker_lease_expired"
+"""The `error` of a run closed because its worker's lease lapsed."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class RunRecord:
     started_at: float
     updated_at: float
     ended_at: float | None
+    cancel_requested_at: float | None = None
 
     def lease_live(self, now: float | None = None) -> bool:
         return self.status == RUNNING and self.lease_expires_at > (now or time.time())
@@ -65,7 +68,7 @@ def _position(token: str) -> tuple[float, str]:
     return at, run_id
 
 
-def _record(row: Sequence[Any]) -> RunRecord:
+def record_of(row: Sequence[Any]) -> RunRecord:
     return RunRecord(
         run_id=row[0],
         app_name=row[1],
@@ -80,6 +83,7 @@ def _record(row: Sequence[Any]) -> RunRecord:
         started_at=float(row[10]),
         updated_at=float(row[11]),
         ended_at=None if row[12] is None else float(row[12]),
+        cancel_requested_at=None if row[13] is None else float(row[13]),
     )
 
 
@@ -96,7 +100,7 @@ class RunLedger:
             )
         if row is None:
             raise RunNotFound(run_id)
-        return _record(row)
+        return record_of(row)
 
     async def find(
         self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
@@ -111,7 +115,7 @@ class RunLedger:
             " AND session_id = :s AND invocation_id = :i",
             {"a": app, "u": user, "s": session, "i": invocation},
         )
-        return None if row is None else _record(row)
+        return None if row is None else record_of(row)
 
     async def begin(
         self,
@@ -126,7 +130,8 @@ class RunLedger:
     ) -> RunRecord:
         """Records the run and takes its lease. Raises `LeaseHeld` while another
         worker's lease is live, `LeaseExpired` when it has lapsed but was not taken
-        over (`take_over` first)."""
+        over (`take_over` first), `RunInProgress` while another run of the session is
+        running (the database's partial unique index decides a race)."""
         now = time.time()
         params: dict[str, Any] = {
             "a": app_name,
@@ -138,13 +143,20 @@ class RunLedger:
             "lease": now + lease_seconds,
             "now": now,
         }
+        try:
+            return await self._begin(params)
+        except IntegrityViolation:
+            raise RunInProgress(session_id) from None
+
+    async def _begin(self, params: dict[str, Any]) -> RunRecord:
+        now, worker = params["now"], params["w"]
         async with self.store.write() as tx:
-            found = await self._find(tx, app_name, user_id, session_id, invocation_id)
+            found = await self._find(tx, params["a"], params["u"], params["s"], params["i"])
             if found is None:
                 params["r"] = f"run-{uuid.uuid4().hex}"
                 await tx.execute(
                     f"INSERT INTO yx_runs ({_COLUMNS}) VALUES (:r, :a, :u, :s, :i, :agent, :w,"
-                    " :lease, 'running', NULL, :now, :now, NULL)",
+                    " :lease, 'running', NULL, :now, :now, NULL, NULL)",
                     params,
                 )
             else:
@@ -161,7 +173,7 @@ class RunLedger:
                 )
             row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", params)
         assert row is not None
-        return _record(row)
+        return record_of(row)
 
     async def renew(self, run_id: str, worker: str, lease_seconds: float) -> bool:
         """Extends the lease; False when this worker no longer holds the run."""
@@ -211,7 +223,7 @@ class RunLedger:
             raise RunNotFound(run_id)
         if changed != 1:
             raise LeaseHeld(run_id)
-        return _record(row)
+        return record_of(row)
 
     async def list_runs(
         self,
@@ -241,7 +253,7 @@ class RunLedger:
             sql += " AND (started_at < :at OR (started_at = :at AND run_id < :after))"
         sql += " ORDER BY started_at DESC, run_id DESC LIMIT :n"
         async with self.store.read() as tx:
-            rows = [_record(r) for r in await tx.fetchall(sql, params)]
+            rows = [record_of(r) for r in await tx.fetchall(sql, params)]
         if len(rows) <= page_size:
             return RunPage(rows)
         last = rows[page_size - 1]
@@ -255,7 +267,7 @@ class RunLedger:
                 " AND lease_expires_at <= :now ORDER BY lease_expires_at LIMIT :n",
                 {"now": time.time(), "n": limit},
             )
-        return [_record(r) for r in rows]
+        return [record_of(r) for r in rows]
 
     @staticmethod
     async def lease_denial(tx: Tx, run_id: str, worker: str) -> str | None:

@@ -139,11 +139,13 @@ async def test_mark_refused_once_the_lease_is_taken_over(services: YuxiServices)
         mark("late"),
         "never",
     ]
-    runner, _, _ = make_runner(services, script, ledger=plugin)
+    runner, llm, _ = make_runner(services, script, ledger=plugin)
     runner.agent.tools.append(FunctionTool(lapse))  # type: ignore[union-attr]
     events = await run(runner, await session_id(services), user_text("hi"))
-    (refused,) = responses(events, NAME)
-    assert refused["error"]["code"] == "run_ending"
+    # The ledger checks the lease before the next model call: the model is not even
+    # asked again, so the mark is never attempted.
+    assert responses(events, NAME) == []
+    assert len(llm.requests) == 1
     assert events[-1].error_code == "WORKER_LEASE_EXPIRED"
     assert await rows(services) == []
 

@@ -1,0 +1,179 @@
+"""A session's runs as a host drives them: one at a time, cancellable, never left hanging.
+
+The database decides every race: a partial unique index allows one ``running`` row per
+session, so of two workers claiming a session at once one insert wins; a run waiting
+at a waiting point blocks a new message by a conditional insert. A run whose worker's
+lease lapsed is closed as failed (``worker_lease_expired``) by whoever looks next,
+through one conditional ``UPDATE`` (one winner), and never executed again. A cancel
+request is a timestamp on the row that the executing worker polls for.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from .._sql.store import IntegrityViolation, SqlStore
+from ._errors import RunEnded, RunInProgress, RunNotFound, RunWaiting
+from ._store import _COLUMNS, LEASE_LAPSED, RunRecord, record_of
+
+__all__ = ["SessionRuns"]
+
+_ACTIVE = "status IN ('running', 'waiting')"
+_SESSION = "app_name = :a AND user_id = :u AND session_id = :s"
+
+
+class SessionRuns:
+    """The session-level view of the run ledger on one `SqlStore`."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+
+    async def _one(self, where: str, params: dict[str, Any]) -> RunRecord | None:
+        async with self.store.read() as tx:
+            row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE {where}", params)
+        return None if row is None else record_of(row)
+
+    async def get(self, run_id: str, *, app_name: str, user_id: str, session_id: str) -> RunRecord:
+        """The run, if it belongs to this session (closed first if its lease lapsed);
+        else `RunNotFound`: another user's run is reported as missing."""
+        key = {"r": run_id, "a": app_name, "u": user_id, "s": session_id}
+        found = await self._one(f"run_id = :r AND {_SESSION}", key)
+        if found is None:
+            raise RunNotFound(run_id)
+        if found.status == "running" and not found.lease_live() and await self.expire(run_id):
+            found = await self._one("run_id = :r", key)
+        assert found is not None
+        return found
+
+    async def expire(self, run_id: str) -> bool:
+        """Closes a run whose lease lapsed as failed; False when it is held or closed."""
+        now = time.time()
+        changed = await self.store.write_one(
+            "UPDATE yx_runs SET status = 'failed', error = :e, updated_at = :now,"
+            " ended_at = :now WHERE run_id = :r AND status = 'running'"
+            " AND lease_expires_at <= :now",
+            {"r": run_id, "e": LEASE_LAPSED, "now": now},
+        )
+        return changed == 1
+
+    async def current(self, *, app_name: str, user_id: str, session_id: str) -> RunRecord | None:
+        """The session's active run (running or waiting), else its latest one; a
+        running run whose lease lapsed is closed as failed first."""
+        key = {"a": app_name, "u": user_id, "s": session_id}
+        found = await self._one(
+            f"{_SESSION} ORDER BY CASE WHEN {_ACTIVE} THEN 0 ELSE 1 END,"
+            " updated_at DESC, run_id DESC LIMIT 1",
+            key,
+        )
+        if found is not None and found.status == "running" and not found.lease_live():
+            await self.expire(found.run_id)
+            found = await self._one("run_id = :r", {"r": found.run_id})
+        return found
+
+    async def claim(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        agent_name: str,
+        worker: str,
+        lease_seconds: float,
+    ) -> RunRecord:
+        """Records a new run of the session as running under `worker`'s lease, before
+        anything of it is stored. Raises `RunInProgress` while another run is running
+        under a live lease (a lapsed one is closed as failed first) and `RunWaiting`
+        while one waits at a waiting point."""
+        for _ in range(3):
+            now = time.time()
+            params = {
+                "r": f"run-{uuid.uuid4().hex}",
+                "a": app_name,
+                "u": user_id,
+                "s": session_id,
+                "i": invocation_id,
+                "agent": agent_name,
+                "w": worker,
+                "lease": now + lease_seconds,
+                "now": now,
+            }
+            inserted = await self.store.write_one(
+                f"INSERT INTO yx_runs ({_COLUMNS}) SELECT :r, :a, :u, :s, :i, :agent, :w,"
+                " :lease, 'running', NULL, :now, :now, NULL, NULL WHERE NOT EXISTS"
+                f" (SELECT 1 FROM yx_runs WHERE {_SESSION} AND status = 'waiting')"
+                " ON CONFLICT DO NOTHING",
+                params,
+            )
+            if inserted == 1:
+                found = await self._one("run_id = :r", params)
+                assert found is not None
+                return found
+            blocking = await self._one(f"{_SESSION} AND {_ACTIVE} LIMIT 1", params)
+            if blocking is None:
+                continue  # it ended meanwhile: try again
+            if blocking.status == "waiting":
+                raise RunWaiting(session_id, blocking.run_id)
+            if blocking.lease_live() or not await self.expire(blocking.run_id):
+                raise RunInProgress(session_id, blocking.run_id)
+        raise RunInProgress(session_id)
+
+    async def resume(self, run: RunRecord, *, worker: str, lease_seconds: float) -> RunRecord:
+        """Moves a run waiting at a waiting point back to running under `worker`, before
+        its answer is recorded. `RunInProgress` while it (or another run of the
+        session) runs; `RunEnded` once it is closed (cancelled, failed)."""
+        now = time.time()
+        params = {"r": run.run_id, "w": worker, "lease": now + lease_seconds, "now": now}
+        try:
+            changed = await self.store.write_one(
+                "UPDATE yx_runs SET status = 'running', worker = :w, lease_expires_at = :lease,"
+                " updated_at = :now WHERE run_id = :r AND status = 'waiting'",
+                params,
+            )
+        except IntegrityViolation:
+            raise RunInProgress(run.session_id, run.run_id) from None
+        found = await self._one("run_id = :r", params)
+        if found is None:
+            raise RunNotFound(run.run_id)
+        if changed == 1:
+            return found
+        if found.status == "running":
+            raise RunInProgress(run.session_id, run.run_id)
+        raise RunEnded(run.run_id, found.status)
+
+    async def cancel(self, run: RunRecord) -> tuple[RunRecord, bool]:
+        """Cancels the run: a waiting one is closed ``cancelled`` at once, a running
+        one gets `cancel_requested_at` for its worker to act on. Returns the record
+        after the request and whether this call changed it; an ended run is left as
+        it is (and a running one whose lease lapsed is closed as failed)."""
+        now = time.time()
+        params = {"r": run.run_id, "now": now}
+        await self.expire(run.run_id)
+        async with self.store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_runs SET status = 'cancelled', error = 'cancelled by the caller',"
+                " cancel_requested_at = :now, updated_at = :now, ended_at = :now"
+                " WHERE run_id = :r AND status = 'waiting'",
+                params,
+            )
+            changed += await tx.execute(
+                "UPDATE yx_runs SET cancel_requested_at = :now, updated_at = :now"
+                " WHERE run_id = :r AND status = 'running' AND cancel_requested_at IS NULL",
+                params,
+            )
+            row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", params)
+        if row is None:
+            raise RunNotFound(run.run_id)
+        return record_of(row), changed == 1
+
+    async def cancel_requested(self, worker: str) -> list[str]:
+        """Runs `worker` holds whose cancellation was requested (one query per poll)."""
+        async with self.store.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT run_id FROM yx_runs WHERE worker = :w AND status = 'running'"
+                " AND cancel_requested_at IS NOT NULL",
+                {"w": worker},
+            )
+        return [str(r[0]) for r in rows]
