@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
@@ -27,7 +28,8 @@ Turn = (
     | Callable[[LlmRequest], Any]
 )
 """A scripted model turn: text, a function call, several parts, a ready `LlmResponse`,
-or a callable that sees the request and returns any of those."""
+or a callable that sees the request and returns any of those (or an awaitable of one:
+a test holds the model mid-call that way, as a slow real model would be)."""
 
 
 class ScriptExhaustedError(YuxiError, AssertionError):
@@ -118,6 +120,10 @@ class ScriptedLlm(BaseLlm):
             )
         turn = self.script[self._cursor]
         self._cursor += 1
+        if callable(turn) and not isinstance(turn, types.Part | LlmResponse):
+            turn = turn(llm_request)
+            if inspect.isawaitable(turn):
+                turn = await turn
         yield _to_response(turn, llm_request)
 
 

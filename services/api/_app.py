@@ -13,6 +13,7 @@ from ._errors import install_error_handlers
 from ._host import Host
 from ._keys import router as keys_router
 from ._limits import BodyLimit
+from ._run_routes import router as runs_router
 from ._sessions import router as sessions_router
 
 __all__ = ["create_app"]
@@ -41,6 +42,7 @@ def create_app(config: ApiConfig) -> FastAPI:
     install_error_handlers(app)
     app.include_router(keys_router)
     app.include_router(sessions_router)
+    app.include_router(runs_router)
 
     @app.get("/healthz", tags=["health"])
     async def health() -> dict[str, Any]:

@@ -21,6 +21,9 @@ class ApiConfig:
     database for a user to run it); `workspace_root` holds one directory per user for
     the presented files (none: `present_artifacts` is unavailable); `model` overrides
     every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`).
+    `lease_seconds` is how long a run outlives a dead worker before any worker closes
+    it as failed; `cancel_poll_seconds` bounds how late a cancel request made through
+    another worker is noticed.
     """
 
     database_url: str
@@ -34,6 +37,7 @@ class ApiConfig:
     poll_seconds: float = 0.25
     heartbeat_seconds: float = 15.0
     follow_seconds: float = 1800.0
+    cancel_poll_seconds: float = 0.5
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]
@@ -41,3 +45,5 @@ class ApiConfig:
             raise ValueError("agent names must be unique")
         if self.max_body_bytes < 1024:
             raise ValueError("max_body_bytes must be at least 1024")
+        if self.lease_seconds <= 0 or self.cancel_poll_seconds <= 0:
+            raise ValueError("lease_seconds and cancel_poll_seconds must be positive")

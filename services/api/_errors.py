@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
+from adk_yuxi.ledger import RunEnded, RunInProgress, RunNotFound, RunWaiting
 from adk_yuxi.storage import InvalidPageTokenError
 from adk_yuxi.waitpoints import (
     AnswerRejected,
@@ -52,6 +53,10 @@ _MAPPED: dict[type[Exception], tuple[int, str]] = {
     WaitpointConflict: (409, "conflict"),
     StoredQuestionsInvalid: (409, "conflict"),
     InvalidPageTokenError: (422, "invalid_request"),
+    RunNotFound: (404, "not_found"),
+    RunInProgress: (409, "run_in_progress"),
+    RunWaiting: (409, "run_waiting"),
+    RunEnded: (409, "run_ended"),
 }
 
 

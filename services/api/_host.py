@@ -19,6 +19,7 @@ from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.waitpoints import WaitpointStore
 
 from ._config import ApiConfig
+from ._control import RunControl
 from ._errors import ApiError
 from ._idempotency import IdempotencyKeys
 
@@ -38,6 +39,13 @@ class Host:
         self.ledger = RunLedger(store)
         self.idempotency = IdempotencyKeys(store)
         worker = config.worker or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.control = RunControl(
+            store,
+            self.waitpoints,
+            worker=worker,
+            lease_seconds=config.lease_seconds,
+            poll_seconds=config.cancel_poll_seconds,
+        )
         self.agents: dict[str, AgentConfig] = {a.name: a for a in config.agents}
         self.runners: dict[str, Runner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -69,6 +77,7 @@ class Host:
 
     async def start(self) -> None:
         await self.services.prepare()
+        self.control.start()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Runs `work` beside the request: a dropped connection does not cancel it."""
@@ -80,6 +89,7 @@ class Host:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.control.close()
         for runner in self.runners.values():
             await runner.close()
         await self.services.close()

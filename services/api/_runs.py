@@ -19,6 +19,9 @@ from google.adk.events import Event
 from google.adk.runners import Runner
 from google.genai import types
 
+from adk_yuxi.ledger import LEASE_LAPSED, RunNotFound, RunRecord
+
+from ._control import Claim
 from ._errors import ApiError
 from ._host import Host
 from ._sse import event_frame, frame
@@ -29,31 +32,30 @@ log = logging.getLogger("adk_yuxi.services.api")
 _HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
-async def _status(
-    host: Host,
-    runner: Runner,
-    user_id: str,
-    session_id: str,
-    invocation: str | None,
-    error_code: str | None,
+def _run_status(
+    record: RunRecord | None, invocation: str | None, error_code: str | None
 ) -> dict[str, Any]:
-    record = None
-    if invocation is not None:
-        record = await host.ledger.find(
-            app_name=runner.app_name,
-            user_id=user_id,
-            session_id=session_id,
-            invocation_id=invocation,
-        )
     # The ledger's outcome when it recorded the run; a run refused before it was
     # recorded (no access) has only its events.
     fallback = "failed" if error_code else "completed"
+    if record is not None and record.error == LEASE_LAPSED:
+        error_code = LEASE_LAPSED
     return {
         "status": record.status if record is not None else fallback,
         "run_id": record.run_id if record is not None else None,
-        "invocation_id": invocation,
+        "invocation_id": record.invocation_id if record is not None else invocation,
         "error_code": error_code,
     }
+
+
+async def _status(
+    host: Host, claim: Claim, invocation: str | None, error_code: str | None
+) -> dict[str, Any]:
+    try:
+        record: RunRecord | None = await host.ledger.get(claim.run_id)
+    except RunNotFound:
+        record = None
+    return _run_status(record, invocation, error_code)
 
 
 async def _drive(
@@ -62,28 +64,37 @@ async def _drive(
     user_id: str,
     session_id: str,
     message: types.Content,
+    claim: Claim,
     out: asyncio.Queue[bytes | None],
 ) -> None:
-    invocation: str | None = None
+    invocation: str | None = claim.record.invocation_id
     error_code: str | None = None
     try:
         async for event in runner.run_async(
-            user_id=user_id, session_id=session_id, new_message=message
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=claim.record.invocation_id,
+            new_message=message,
+            abort_signal=claim.abort,
         ):
             invocation = event.invocation_id
             if event.error_code:
                 error_code = event.error_code
             out.put_nowait(event_frame(event))
-        status = await _status(host, runner, user_id, session_id, invocation, error_code)
-        out.put_nowait(frame("run_status", status))
+        # A run the ledger plugin never began (refused before it) is closed here.
+        await host.control.settle(claim, "failed", "the run ended before the ledger began it")
+        out.put_nowait(frame("run_status", await _status(host, claim, invocation, error_code)))
     except asyncio.CancelledError:
-        out.put_nowait(frame("run_status", {"status": "cancelled", "invocation_id": invocation}))
+        await host.control.settle(claim, "cancelled", "the worker shut down")
+        cancelled = {"status": "cancelled", "run_id": claim.run_id, "invocation_id": invocation}
+        out.put_nowait(frame("run_status", cancelled))
         raise
     except Exception:
         # Nothing of the exception reaches the client: the operator log has it.
         log.exception("run failed: app=%s session=%s", runner.app_name, session_id)
+        await host.control.settle(claim, "failed", "internal_error")
         failed = {"status": "failed", "invocation_id": invocation, "error_code": "internal_error"}
-        out.put_nowait(frame("run_status", failed))
+        out.put_nowait(frame("run_status", {**failed, "run_id": claim.run_id}))
     finally:
         out.put_nowait(None)
 
@@ -94,11 +105,18 @@ async def _relay(out: asyncio.Queue[bytes | None]) -> AsyncIterator[bytes]:
 
 
 def stream_run(
-    host: Host, runner: Runner, user_id: str, session_id: str, message: types.Content
+    host: Host,
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    message: types.Content,
+    claim: Claim,
 ) -> StreamingResponse:
+    """Drives the claimed run beside the request; `X-Run-Id` names it (for cancel)."""
     out: asyncio.Queue[bytes | None] = asyncio.Queue()
-    host.spawn(_drive(host, runner, user_id, session_id, message, out))
-    return StreamingResponse(_relay(out), media_type="text/event-stream", headers=_HEADERS)
+    host.spawn(_drive(host, runner, user_id, session_id, message, claim, out))
+    headers = {**_HEADERS, "X-Run-Id": claim.run_id}
+    return StreamingResponse(_relay(out), media_type="text/event-stream", headers=headers)
 
 
 def _after(events: list[Event], cursor: str | None) -> int | None:
@@ -109,6 +127,21 @@ def _after(events: list[Event], cursor: str | None) -> int | None:
         if event.id == cursor:
             return index + 1
     return None
+
+
+async def _current(
+    host: Host, runner: Runner, user_id: str, session_id: str, events: list[Event]
+) -> dict[str, Any]:
+    """The status of the session's current run; one whose worker's lease lapsed is
+    closed as failed (`worker_lease_expired`) here, so no follower waits for it."""
+    record = await host.control.runs.current(
+        app_name=runner.app_name, user_id=user_id, session_id=session_id
+    )
+    last = record.invocation_id if record is not None else None
+    if last is None and events:
+        last = events[-1].invocation_id
+    errors = [e.error_code for e in events if e.invocation_id == last and e.error_code]
+    return _run_status(record, last, errors[-1] if errors else None)
 
 
 async def follow_session(
@@ -132,11 +165,7 @@ async def follow_session(
             for event in events[index:]:
                 yield event_frame(event)
             index = len(events)
-            last = events[-1].invocation_id if events else None
-            errors = [e.error_code for e in events if e.invocation_id == last and e.error_code]
-            status = await _status(
-                host, runner, user_id, session_id, last, errors[-1] if errors else None
-            )
+            status = await _current(host, runner, user_id, session_id, events)
             if status["status"] != "running" or time.monotonic() > deadline:
                 # Read once more after the ledger closed the run: its tail is stored.
                 again = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)

@@ -11,10 +11,13 @@ from google.adk.sessions import Session
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
+from adk_yuxi.ledger import RunInProgress, RunRecord, RunWaiting
 from adk_yuxi.storage import SessionExistsError
+from adk_yuxi.waitpoints import Waitpoint, WaitpointConflict
 
 from ._auth import Caller, authenticate, host_of
 from ._errors import ApiError
+from ._host import Host
 from ._idempotency import body_hash, check_key
 from ._runs import follow_session, stream_run
 
@@ -154,17 +157,24 @@ async def run(
     runner, session = await _own_session(request, caller, agent_id, session_id)
     if idempotency_key is not None:
         cursor = session.events[-1].id if session.events else None
+        key = check_key(idempotency_key)
         claimed, first = await host.idempotency.claim(
             caller.user_id,
             f"run:{agent_id}:{session.id}",
-            check_key(idempotency_key),
+            key,
             body_hash(body.model_dump()),
             {"cursor": cursor},
         )
         if not claimed:
             return await follow_session(host, runner, caller.user_id, session.id, first["cursor"])
+    try:
+        claim = await host.control.claim_new(runner, caller.user_id, session.id)
+    except (RunInProgress, RunWaiting):
+        if idempotency_key is not None:  # a refused run leaves no claim of its key
+            await host.idempotency.release(caller.user_id, f"run:{agent_id}:{session.id}", key)
+        raise
     message = types.Content(role="user", parts=[types.Part(text=body.text)])
-    return stream_run(host, runner, caller.user_id, session.id, message)
+    return stream_run(host, runner, caller.user_id, session.id, message, claim)
 
 
 @router.get("/{session_id}/events", response_class=StreamingResponse)
@@ -222,12 +232,32 @@ async def answer_waitpoint(
     request: Request,
     caller: Auth,
 ) -> StreamingResponse:
-    """Records the answer (409 if the point is answered or cancelled already) and
-    resumes the paused run, streamed as `runs` streams."""
+    """Records the answer (409 if the point is answered or cancelled already, or its
+    run is running or cancelled) and resumes the paused run, streamed as `runs` streams."""
     host = host_of(request)
     runner, session = await _own_session(request, caller, agent_id, session_id)
     point = await host.waitpoints.get(waitpoint_id, user_id=caller.user_id)
     if point.app_name != runner.app_name or point.session_id != session.id:
         raise ApiError(404, "not_found", "no such waiting point")
-    answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
-    return stream_run(host, runner, caller.user_id, session.id, answered.resume_message())
+    claim = await host.control.claim_resume(await _paused_run(host, point))
+    try:
+        answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
+    except BaseException:
+        await host.control.release(claim)  # the run waits again; nothing else changed
+        raise
+    return stream_run(host, runner, caller.user_id, session.id, answered.resume_message(), claim)
+
+
+async def _paused_run(host: Host, point: Waitpoint) -> RunRecord:
+    """The run paused at `point` (409 when the point is settled or the run is gone)."""
+    if point.status != "pending":
+        raise WaitpointConflict(point.id, point.status)
+    run = await host.ledger.find(
+        app_name=point.app_name,
+        user_id=point.user_id,
+        session_id=point.session_id,
+        invocation_id=point.invocation_id,
+    )
+    if run is None:
+        raise ApiError(409, "conflict", "the waiting point's run is not recorded")
+    return run

@@ -1,0 +1,143 @@
+"""One run at a time per session, cancellation through any worker, runs of dead workers.
+
+Before a run's first event is stored, this worker claims the session in the run ledger
+(`SessionRuns.claim`, decided by the database): a second run is 409 there and then,
+with nothing written. The run is driven with an ADK abort signal held here; a cancel
+request made through any worker is a timestamp on the ledger row, and this worker's
+poller (one query per `cancel_poll_seconds` while it drives runs) trips the signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from google.adk.agents.invocation_context import new_invocation_context_id
+from google.adk.runners import Runner
+
+from adk_yuxi._sql import SqlStore
+from adk_yuxi.ledger import RunLedger, RunRecord, SessionRuns
+from adk_yuxi.waitpoints import WaitpointConflict, WaitpointStore
+
+__all__ = ["Claim", "RunControl"]
+
+log = logging.getLogger("adk_yuxi.services.api")
+
+
+@dataclass
+class Claim:
+    """A run this worker claimed and drives; `abort` cancels it (ADK's abort signal)."""
+
+    record: RunRecord
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+
+class RunControl:
+    def __init__(
+        self,
+        store: SqlStore,
+        waitpoints: WaitpointStore,
+        *,
+        worker: str,
+        lease_seconds: float,
+        poll_seconds: float,
+    ) -> None:
+        self.runs = SessionRuns(store)
+        self.ledger = RunLedger(store)
+        self.waitpoints = waitpoints
+        self.worker = worker
+        self.lease_seconds = lease_seconds
+        self.poll_seconds = poll_seconds
+        self._claims: dict[str, Claim] = {}
+        self._poller: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._poller = asyncio.create_task(self._poll(), name="cancel requests")
+
+    async def close(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            if not self._claims:
+                continue
+            try:
+                requested = await self.runs.cancel_requested(self.worker)
+            except Exception:  # a database hiccup: poll again next time
+                log.exception("polling for cancel requests failed")
+                continue
+            for run_id in requested:
+                claim = self._claims.get(run_id)
+                if claim is not None:
+                    claim.abort.set()
+
+    def _hold(self, record: RunRecord) -> Claim:
+        claim = Claim(record)
+        self._claims[record.run_id] = claim
+        return claim
+
+    async def claim_new(self, runner: Runner, user_id: str, session_id: str) -> Claim:
+        """The session's next run, recorded as running here (409 errors otherwise)."""
+        record = await self.runs.claim(
+            app_name=runner.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=new_invocation_context_id(),
+            agent_name=runner.agent.name if runner.agent is not None else "",
+            worker=self.worker,
+            lease_seconds=self.lease_seconds,
+        )
+        return self._hold(record)
+
+    async def claim_resume(self, run: RunRecord) -> Claim:
+        """The waiting run, moved back to running here before its answer is recorded."""
+        record = await self.runs.resume(run, worker=self.worker, lease_seconds=self.lease_seconds)
+        return self._hold(record)
+
+    async def release(self, claim: Claim) -> None:
+        """Gives a resumed run back to its waiting point (the answer was refused)."""
+        self._claims.pop(claim.run_id, None)
+        await self.ledger.finish(claim.run_id, self.worker, "waiting")
+
+    async def settle(self, claim: Claim, status: str, error: str | None = None) -> None:
+        """After the run: closes it with `status` if nothing else did (the run failed
+        before the ledger plugin began it); a run the plugin closed stays as it is."""
+        self._claims.pop(claim.run_id, None)
+        try:
+            await self.ledger.finish(claim.run_id, self.worker, status, error)
+        except Exception:
+            log.exception("closing run %s as %s failed", claim.run_id, status)
+
+    async def cancel(self, run: RunRecord) -> tuple[RunRecord, bool]:
+        """Cancels `run` (see `SessionRuns.cancel`); a run driven here is aborted at
+        once, a waiting one has its pending waiting points cancelled with it."""
+        record, changed = await self.runs.cancel(run)
+        claim = self._claims.get(record.run_id)
+        if claim is not None and record.cancel_requested_at is not None:
+            claim.abort.set()
+        if changed and record.status == "cancelled":
+            await self._cancel_waitpoints(record)
+        return record, changed
+
+    async def _cancel_waitpoints(self, record: RunRecord) -> None:
+        page = await self.waitpoints.list_pending(
+            app_name=record.app_name,
+            user_id=record.user_id,
+            session_id=record.session_id,
+            page_size=500,
+        )
+        for point in page.items:
+            if point.invocation_id != record.invocation_id:
+                continue
+            try:
+                await self.waitpoints.cancel(point.id, user_id=record.user_id)
+            except WaitpointConflict:
+                continue  # answered or cancelled meanwhile; the run stays cancelled
