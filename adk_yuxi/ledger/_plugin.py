@@ -252,7 +252,9 @@ class LedgerPlugin(BasePlugin):
         active = self._runs.get(invocation_context.invocation_id)
         if active is None:
             return
-        if active.paused:
+        if invocation_context.is_aborted:  # ADK's abort signal: the host cancelled it
+            await self._close(active, "cancelled", "aborted by the host")
+        elif active.paused:
             await self._close(active, "waiting")
         elif active.final:
             await self._close(active, "completed")
