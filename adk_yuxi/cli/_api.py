@@ -46,6 +46,20 @@ _DB_OPTION = click.option(
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
 @click.option("--max-body-bytes", default=1 << 20, show_default=True, type=int)
+@click.option(
+    "--lease-seconds",
+    default=120.0,
+    show_default=True,
+    type=float,
+    help="How long a run outlives a dead worker before any worker closes it as failed.",
+)
+@click.option(
+    "--cancel-poll-seconds",
+    default=0.5,
+    show_default=True,
+    type=float,
+    help="How often this worker looks for cancel requests made through other workers.",
+)
 def serve_api(
     db: str,
     agent_paths: tuple[Path, ...],
@@ -54,6 +68,8 @@ def serve_api(
     host: str,
     port: int,
     max_body_bytes: int,
+    lease_seconds: float,
+    cancel_poll_seconds: float,
 ) -> None:
     """Serve the authenticated host API for agent runs over HTTP."""
     import uvicorn
@@ -70,6 +86,8 @@ def serve_api(
             workspace_root=workspaces,
             model=model,
             max_body_bytes=max_body_bytes,
+            lease_seconds=lease_seconds,
+            cancel_poll_seconds=cancel_poll_seconds,
         )
         app = create_app(config)
     except (YuxiError, ValueError) as exc:
