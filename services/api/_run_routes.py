@@ -67,7 +67,12 @@ async def get_run(
 @router.post(
     "/{session_id}/runs/{run_id}/cancel",
     status_code=202,
-    responses={200: {"description": "closed at once (it was waiting)"}},
+    responses={
+        200: {"description": "closed at once (it was waiting at a waiting point)"},
+        202: {"description": "cancel requested; the run's stream ends `cancelled`"},
+        404: {"description": "no such run in this session of the caller"},
+        409: {"description": "`run_ended`: the run is completed, failed or cancelled"},
+    },
 )
 async def cancel_run(
     agent_id: str, session_id: str, run_id: str, request: Request, caller: Auth

@@ -193,6 +193,13 @@ async def test_a_new_message_while_waiting_is_409_until_the_run_is_cancelled(api
         f"{runs_path(session)}/{waiting['run_id']}/cancel", headers=api.auth("bo")
     )
     assert other.status_code == 404  # bo cannot even see mei's session
+    bo_session = await new_session(api, "bo")
+    for method, suffix in (("POST", "/cancel"), ("GET", "")):
+        # bo names mei's run under his own session: still not his.
+        theft = await api.client.request(
+            method, f"{runs_path(bo_session)}/{waiting['run_id']}{suffix}", headers=api.auth("bo")
+        )
+        assert theft.status_code == 404 and theft.json()["error"]["code"] == "not_found"
     cancel = await api.client.post(
         f"{runs_path(session)}/{waiting['run_id']}/cancel", headers=api.auth("mei")
     )
@@ -205,6 +212,8 @@ async def test_a_new_message_while_waiting_is_409_until_the_run_is_cancelled(api
     frames = await run(api, "mei", session, "never mind")
     assert frames[-1]["data"]["status"] == "completed"
     assert api.llm.remaining == 0
+    paths = (await api.client.get("/openapi.json")).json()["paths"]
+    assert "post" in paths["/v1/agents/{agent_id}/sessions/{session_id}/runs/{run_id}/cancel"]
 
 
 async def test_a_dead_workers_run_ends_followers_and_frees_the_session(api_on: Api) -> None:
