@@ -113,6 +113,10 @@ class RunControl:
         self._claims.pop(claim.run_id, None)
         try:
             await self.ledger.finish(claim.run_id, self.worker, status, error)
+            record = await self.ledger.get(claim.run_id)
+            if record.status == "waiting" and record.cancel_requested_at is not None:
+                # Cancelled while it paused at a waiting point: the request still counts.
+                await self.cancel(record)
         except Exception:
             log.exception("closing run %s as %s failed", claim.run_id, status)
 

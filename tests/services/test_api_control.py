@@ -12,10 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
-from adk_yuxi.ledger import SessionRuns
+from adk_yuxi.ledger import RunLedger, SessionRuns
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import ScriptedLlm, call
+from adk_yuxi.waitpoints import Question, WaitpointStore
 from services.api import create_app
+from services.api._control import Claim, RunControl
 
 from .conftest import Api, make_config, new_session, open_api, parse_sse, run
 from .test_api_runs import QUESTIONS
@@ -249,3 +251,42 @@ async def test_a_dead_workers_run_ends_followers_and_frees_the_session(api_on: A
     assert frames[-1]["data"]["status"] == "completed"
     got = await api.client.get(f"{runs_path(session)}/{dead.run_id}", headers=api.auth("mei"))
     assert got.json()["error_code"] == "worker_lease_expired"
+
+
+async def test_a_cancel_that_meets_a_pausing_run_still_cancels_it(db_url: str) -> None:
+    """The request lands while the run runs; the run pauses at a waiting point before
+    its worker notices: after the run the worker closes it cancelled all the same."""
+    services = open_services(db_url)
+    try:
+        await services.prepare()
+        waitpoints = WaitpointStore(services.store)
+        control = RunControl(
+            services.store, waitpoints, worker="w", lease_seconds=60, poll_seconds=60
+        )
+        record = await control.runs.claim(
+            app_name="planner",
+            user_id="mei",
+            session_id="s",
+            invocation_id="e-1",
+            agent_name="planner",
+            worker="w",
+            lease_seconds=60,
+        )
+        claim = Claim(record)
+        point = await waitpoints.open(
+            app_name="planner",
+            user_id="mei",
+            session_id="s",
+            invocation_id="e-1",
+            call_id="c-1",
+            questions=[Question.model_validate(q) for q in QUESTIONS],
+        )
+        _, changed = await SessionRuns(services.store).cancel(record)  # through worker B
+        assert changed
+        assert await RunLedger(services.store).finish(record.run_id, "w", "waiting")
+        await control.settle(claim, "failed", "never began")
+        closed = await RunLedger(services.store).get(record.run_id)
+        assert closed.status == "cancelled"
+        assert (await waitpoints.get(point.id, user_id="mei")).status == "cancelled"
+    finally:
+        await services.close()
