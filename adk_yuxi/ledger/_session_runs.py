@@ -22,6 +22,15 @@ __all__ = ["SessionRuns"]
 
 _ACTIVE = "status IN ('running', 'waiting')"
 _SESSION = "app_name = :a AND user_id = :u AND session_id = :s"
+# A closed run's pending waiting points are cancelled with it, in the same transaction:
+# nobody can answer a question of a run that will never resume.
+_WITHDRAW = (
+    "UPDATE yx_waitpoints SET status = 'cancelled', updated_at = :now"
+    " WHERE status = 'pending' AND EXISTS (SELECT 1 FROM yx_runs r WHERE r.run_id = :r"
+    " AND r.app_name = yx_waitpoints.app_name AND r.user_id = yx_waitpoints.user_id"
+    " AND r.session_id = yx_waitpoints.session_id"
+    " AND r.invocation_id = yx_waitpoints.invocation_id)"
+)
 
 
 class SessionRuns:
@@ -48,14 +57,18 @@ class SessionRuns:
         return found
 
     async def expire(self, run_id: str) -> bool:
-        """Closes a run whose lease lapsed as failed; False when it is held or closed."""
-        now = time.time()
-        changed = await self.store.write_one(
-            "UPDATE yx_runs SET status = 'failed', error = :e, updated_at = :now,"
-            " ended_at = :now WHERE run_id = :r AND status = 'running'"
-            " AND lease_expires_at <= :now",
-            {"r": run_id, "e": LEASE_LAPSED, "now": now},
-        )
+        """Closes a run whose lease lapsed as failed (and withdraws the questions it
+        had opened); False when it is held or closed already."""
+        params = {"r": run_id, "e": LEASE_LAPSED, "now": time.time()}
+        async with self.store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_runs SET status = 'failed', error = :e, updated_at = :now,"
+                " ended_at = :now WHERE run_id = :r AND status = 'running'"
+                " AND lease_expires_at <= :now",
+                params,
+            )
+            if changed == 1:
+                await tx.execute(_WITHDRAW, params)
         return changed == 1
 
     async def current(self, *, app_name: str, user_id: str, session_id: str) -> RunRecord | None:
@@ -144,10 +157,11 @@ class SessionRuns:
         raise RunEnded(run.run_id, found.status)
 
     async def cancel(self, run: RunRecord) -> tuple[RunRecord, bool]:
-        """Cancels the run: a waiting one is closed ``cancelled`` at once, a running
-        one gets `cancel_requested_at` for its worker to act on. Returns the record
-        after the request and whether this call changed it; an ended run is left as
-        it is (and a running one whose lease lapsed is closed as failed)."""
+        """Cancels the run: a waiting one is closed ``cancelled`` at once with its
+        pending waiting points, a running one gets `cancel_requested_at` for its
+        worker to act on. Returns the record after the request and whether this call
+        changed it; an ended run is left as it is (and a running one whose lease
+        lapsed is closed as failed)."""
         now = time.time()
         params = {"r": run.run_id, "now": now}
         await self.expire(run.run_id)
@@ -158,6 +172,8 @@ class SessionRuns:
                 " WHERE run_id = :r AND status = 'waiting'",
                 params,
             )
+            if changed == 1:
+                await tx.execute(_WITHDRAW, params)
             changed += await tx.execute(
                 "UPDATE yx_runs SET cancel_requested_at = :now, updated_at = :now"
                 " WHERE run_id = :r AND status = 'running' AND cancel_requested_at IS NULL",

@@ -18,7 +18,6 @@ from google.adk.runners import Runner
 
 from adk_yuxi._sql import SqlStore
 from adk_yuxi.ledger import RunLedger, RunRecord, SessionRuns
-from adk_yuxi.waitpoints import WaitpointConflict, WaitpointStore
 
 __all__ = ["Claim", "RunControl"]
 
@@ -41,7 +40,6 @@ class RunControl:
     def __init__(
         self,
         store: SqlStore,
-        waitpoints: WaitpointStore,
         *,
         worker: str,
         lease_seconds: float,
@@ -49,7 +47,6 @@ class RunControl:
     ) -> None:
         self.runs = SessionRuns(store)
         self.ledger = RunLedger(store)
-        self.waitpoints = waitpoints
         self.worker = worker
         self.lease_seconds = lease_seconds
         self.poll_seconds = poll_seconds
@@ -122,26 +119,9 @@ class RunControl:
 
     async def cancel(self, run: RunRecord) -> tuple[RunRecord, bool]:
         """Cancels `run` (see `SessionRuns.cancel`); a run driven here is aborted at
-        once, a waiting one has its pending waiting points cancelled with it."""
+        once."""
         record, changed = await self.runs.cancel(run)
         claim = self._claims.get(record.run_id)
         if claim is not None and record.cancel_requested_at is not None:
             claim.abort.set()
-        if changed and record.status == "cancelled":
-            await self._cancel_waitpoints(record)
         return record, changed
-
-    async def _cancel_waitpoints(self, record: RunRecord) -> None:
-        page = await self.waitpoints.list_pending(
-            app_name=record.app_name,
-            user_id=record.user_id,
-            session_id=record.session_id,
-            page_size=500,
-        )
-        for point in page.items:
-            if point.invocation_id != record.invocation_id:
-                continue
-            try:
-                await self.waitpoints.cancel(point.id, user_id=record.user_id)
-            except WaitpointConflict:
-                continue  # answered or cancelled meanwhile; the run stays cancelled

@@ -41,7 +41,6 @@ class Host:
         worker = config.worker or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.control = RunControl(
             store,
-            self.waitpoints,
             worker=worker,
             lease_seconds=config.lease_seconds,
             poll_seconds=config.cancel_poll_seconds,

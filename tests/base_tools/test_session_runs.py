@@ -12,6 +12,7 @@ from adk_yuxi._sql import SqlStore
 from adk_yuxi.ledger import LEASE_LAPSED, RunInProgress, RunLedger, RunWaiting, SessionRuns
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import call
+from adk_yuxi.waitpoints import Question, WaitpointStore
 
 from ._harness import APP, USER, make_runner, responses, run, user_text
 from .test_ask_user_question import COLOUR
@@ -48,10 +49,21 @@ async def test_claim_closes_a_lapsed_run_and_respects_a_waiting_one(db_url: str)
     try:
         runs, ledger = SessionRuns(store), RunLedger(store)
         dead = await runs.claim(**KEY, invocation_id="e-1", worker="dead", lease_seconds=0.05)
+        # It died after opening a question and before pausing at it.
+        asked = await WaitpointStore(store).open(
+            app_name=APP,
+            user_id=USER,
+            session_id="s1",
+            invocation_id="e-1",
+            call_id="c-1",
+            questions=[Question.model_validate(COLOUR)],
+        )
         await asyncio.sleep(0.1)
         live = await runs.claim(**KEY, invocation_id="e-2", worker="w", lease_seconds=60)
         closed = await ledger.get(dead.run_id)
         assert (closed.status, closed.error) == ("failed", LEASE_LAPSED)
+        withdrawn = await WaitpointStore(store).get(asked.id, user_id=USER)
+        assert withdrawn.status == "cancelled"  # nobody can answer a run that is gone
         assert await runs.expire(dead.run_id) is False  # one winner, once
         assert await ledger.finish(live.run_id, "w", "waiting")
         with pytest.raises(RunWaiting):

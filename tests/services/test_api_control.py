@@ -260,9 +260,7 @@ async def test_a_cancel_that_meets_a_pausing_run_still_cancels_it(db_url: str) -
     try:
         await services.prepare()
         waitpoints = WaitpointStore(services.store)
-        control = RunControl(
-            services.store, waitpoints, worker="w", lease_seconds=60, poll_seconds=60
-        )
+        control = RunControl(services.store, worker="w", lease_seconds=60, poll_seconds=60)
         record = await control.runs.claim(
             app_name="planner",
             user_id="mei",
