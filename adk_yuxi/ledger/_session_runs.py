@@ -136,7 +136,8 @@ class SessionRuns:
     async def resume(self, run: RunRecord, *, worker: str, lease_seconds: float) -> RunRecord:
         """Moves a run waiting at a waiting point back to running under `worker`, before
         its answer is recorded. `RunInProgress` while it (or another run of the
-        session) runs; `RunEnded` once it is closed (cancelled, failed)."""
+        session) runs; `RunEnded` once it is closed (cancelled, failed: a resume whose
+        worker died is closed here)."""
         now = time.time()
         params = {"r": run.run_id, "w": worker, "lease": now + lease_seconds, "now": now}
         try:
@@ -152,9 +153,9 @@ class SessionRuns:
             raise RunNotFound(run.run_id)
         if changed == 1:
             return found
-        if found.status == "running":
+        if found.status == "running" and (found.lease_live() or not await self.expire(run.run_id)):
             raise RunInProgress(run.session_id, run.run_id)
-        raise RunEnded(run.run_id, found.status)
+        raise RunEnded(run.run_id, "failed" if found.status == "running" else found.status)
 
     async def cancel(self, run: RunRecord) -> tuple[RunRecord, bool]:
         """Cancels the run: a waiting one is closed ``cancelled`` at once with its

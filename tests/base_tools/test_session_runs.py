@@ -9,7 +9,14 @@ import time
 import pytest
 
 from adk_yuxi._sql import SqlStore
-from adk_yuxi.ledger import LEASE_LAPSED, RunInProgress, RunLedger, RunWaiting, SessionRuns
+from adk_yuxi.ledger import (
+    LEASE_LAPSED,
+    RunEnded,
+    RunInProgress,
+    RunLedger,
+    RunWaiting,
+    SessionRuns,
+)
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import call
 from adk_yuxi.waitpoints import Question, WaitpointStore
@@ -72,6 +79,13 @@ async def test_claim_closes_a_lapsed_run_and_respects_a_waiting_one(db_url: str)
         assert (resumed.status, resumed.worker) == ("running", "other")
         with pytest.raises(RunInProgress):
             await runs.resume(live, worker="third", lease_seconds=60)
+        # "other" dies holding the resumed run: the next resume closes it instead.
+        await store.write_one(
+            "UPDATE yx_runs SET lease_expires_at = 0 WHERE run_id = :r", {"r": live.run_id}
+        )
+        with pytest.raises(RunEnded):
+            await runs.resume(live, worker="third", lease_seconds=60)
+        assert (await ledger.get(live.run_id)).error == LEASE_LAPSED
     finally:
         await store.close()
 
