@@ -37,6 +37,9 @@ class Claim:
 
 
 class RunControl:
+    """This worker's side of the session rule: its claims, their abort signals, and
+    the poller that turns cancel requests recorded by any worker into aborts."""
+
     def __init__(
         self,
         store: SqlStore,
