@@ -43,6 +43,7 @@ from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore
 from ._orphans import DEFAULT_SWEEP_GRACE_S, OrphanPayloads, blob_lock
+from ._payload import ArtifactPayload, PayloadReader
 from ._scope import artifact_key, artifact_version, check_reference
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class SqlArtifactService(BaseArtifactService):
         root = Path(blob_dir) if blob_dir is not None else self._store.default_blob_dir()
         self._blobs = BlobStore(root)
         self._orphans = OrphanPayloads(self._store, self._blobs)
+        self._payloads = PayloadReader(self._store, self._blobs)
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -266,6 +268,20 @@ class SqlArtifactService(BaseArtifactService):
         return types.Part(
             inline_data=types.Blob(mime_type=mime_type, data=data, display_name=display_name)
         )
+
+    async def open_payload(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+        version: int | None = None,
+    ) -> ArtifactPayload | None:
+        """A version's bytes as an open file, for streaming without loading them whole
+        (None: no such version, or a deletion marker). Raises `ArtifactNotStoredError`
+        for a version that refers to a file outside the store."""
+        return await self._payloads.open(app_name, user_id, filename, session_id, version)
 
     def _missing(self, key: dict[str, Any], digest: str) -> YuxiStorageError:
         return YuxiStorageError(

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 
+from ._artifacts import router as artifacts_router
 from ._config import ApiConfig
 from ._errors import install_error_handlers
 from ._host import Host
 from ._keys import router as keys_router
 from ._limits import BodyLimit
+from ._marks import router as marks_router
+from ._openapi import install_openapi
+from ._schemas import Health
 from ._sessions import router as sessions_router
 
 __all__ = ["create_app"]
@@ -41,10 +44,14 @@ def create_app(config: ApiConfig) -> FastAPI:
     install_error_handlers(app)
     app.include_router(keys_router)
     app.include_router(sessions_router)
+    app.include_router(artifacts_router)
+    app.include_router(marks_router)
 
-    @app.get("/healthz", tags=["health"])
-    async def health() -> dict[str, Any]:
-        return {"status": "ok"}
+    @app.get("/healthz", tags=["health"], response_model=Health)
+    async def health() -> Health:
+        """Anonymous: the process is up."""
+        return Health(status="ok")
 
+    install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     return app

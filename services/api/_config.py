@@ -20,13 +20,16 @@ class ApiConfig:
     `agents` are the configs it serves (each still needs its share in the access
     database for a user to run it); `workspace_root` holds one directory per user for
     the presented files (none: `present_artifacts` is unavailable); `model` overrides
-    every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`).
+    every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`);
+    `blob_dir` holds the artifact payloads (default: beside an SQLite file, else
+    `.yuxi/blobs`; workers sharing a database must share it).
     """
 
     database_url: str
     agents: Sequence[AgentConfig]
     workspace_root: Path | None = None
     model: BaseLlm | str | None = None
+    blob_dir: Path | None = None
     max_body_bytes: int = 1 << 20
     worker: str | None = None
     lease_seconds: float = 120.0
@@ -34,6 +37,7 @@ class ApiConfig:
     poll_seconds: float = 0.25
     heartbeat_seconds: float = 15.0
     follow_seconds: float = 1800.0
+    idempotency_ttl_seconds: float | None = 86400.0
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]
@@ -41,3 +45,5 @@ class ApiConfig:
             raise ValueError("agent names must be unique")
         if self.max_body_bytes < 1024:
             raise ValueError("max_body_bytes must be at least 1024")
+        if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:
+            raise ValueError("idempotency_ttl_seconds must be positive (or None: kept for good)")

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
-from adk_yuxi.storage import InvalidPageTokenError
+from adk_yuxi.storage import InvalidNameError, InvalidPageTokenError
 from adk_yuxi.waitpoints import (
     AnswerRejected,
     StoredQuestionsInvalid,
@@ -51,7 +51,11 @@ _MAPPED: dict[type[Exception], tuple[int, str]] = {
     WaitpointNotFound: (404, "not_found"),
     WaitpointConflict: (409, "conflict"),
     StoredQuestionsInvalid: (409, "conflict"),
-    InvalidPageTokenError: (422, "invalid_request"),
+}
+# Their messages quote the caller's input: answered with a fixed sentence instead.
+_FIXED: dict[type[Exception], tuple[int, str, str]] = {
+    InvalidPageTokenError: (422, "invalid_request", "the page token is not one this API gave"),
+    InvalidNameError: (422, "invalid_request", "an id or name in the request is not valid"),
 }
 
 
@@ -74,6 +78,15 @@ def install_error_handlers(app: FastAPI) -> None:
             return _json(status, code, str(exc))
 
         app.add_exception_handler(kind, _mapped)
+
+    for kind, (status, code, message) in _FIXED.items():
+
+        async def _fixed(
+            _: Request, exc: Exception, status: int = status, code: str = code, text: str = message
+        ) -> JSONResponse:
+            return _json(status, code, text)
+
+        app.add_exception_handler(kind, _fixed)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

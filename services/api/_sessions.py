@@ -16,7 +16,10 @@ from adk_yuxi.storage import SessionExistsError
 from ._auth import Caller, authenticate, host_of
 from ._errors import ApiError
 from ._idempotency import body_hash, check_key
+from ._idempotent_answer import claim_answer
+from ._openapi import EventStream, errors, event_stream
 from ._runs import follow_session, stream_run
+from ._schemas import SessionDetail, SessionOut, SessionPage, WaitpointPage
 
 __all__ = ["router"]
 
@@ -60,7 +63,9 @@ async def _own_session(request: Request, caller: Caller, agent_id: str, session_
     return runner, session
 
 
-@router.post("", status_code=201)
+@router.post(
+    "", status_code=201, response_model=SessionOut, responses=errors(401, 404, 409, 413, 422)
+)
 async def create_session(
     agent_id: str,
     request: Request,
@@ -97,7 +102,7 @@ async def create_session(
     return _session(session)
 
 
-@router.get("")
+@router.get("", response_model=SessionPage, responses=errors(401, 404, 422))
 async def list_sessions(
     agent_id: str,
     request: Request,
@@ -119,7 +124,7 @@ async def list_sessions(
     }
 
 
-@router.get("/{session_id}")
+@router.get("/{session_id}", response_model=SessionDetail, responses=errors(401, 404))
 async def get_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> dict[str, Any]:
@@ -127,7 +132,7 @@ async def get_session(
     return {**_session(session), "event_count": len(session.events)}
 
 
-@router.delete("/{session_id}", status_code=204)
+@router.delete("/{session_id}", status_code=204, responses=errors(401, 404))
 async def delete_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> Response:
@@ -138,7 +143,11 @@ async def delete_session(
     return Response(status_code=204)
 
 
-@router.post("/{session_id}/runs", response_class=StreamingResponse)
+@router.post(
+    "/{session_id}/runs",
+    response_class=EventStream,
+    responses=event_stream(401, 404, 409, 413, 422),
+)
 async def run(
     agent_id: str,
     session_id: str,
@@ -167,7 +176,9 @@ async def run(
     return stream_run(host, runner, caller.user_id, session.id, message)
 
 
-@router.get("/{session_id}/events", response_class=StreamingResponse)
+@router.get(
+    "/{session_id}/events", response_class=EventStream, responses=event_stream(401, 404, 422)
+)
 async def follow(
     agent_id: str,
     session_id: str,
@@ -181,7 +192,9 @@ async def follow(
     return await follow_session(host_of(request), runner, caller.user_id, session.id, last_event_id)
 
 
-@router.get("/{session_id}/waitpoints")
+@router.get(
+    "/{session_id}/waitpoints", response_model=WaitpointPage, responses=errors(401, 404, 422)
+)
 async def pending_waitpoints(
     agent_id: str,
     session_id: str,
@@ -213,7 +226,11 @@ def _waitpoint(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-@router.post("/{session_id}/waitpoints/{waitpoint_id}/answer", response_class=StreamingResponse)
+@router.post(
+    "/{session_id}/waitpoints/{waitpoint_id}/answer",
+    response_class=EventStream,
+    responses=event_stream(401, 404, 409, 413, 422),
+)
 async def answer_waitpoint(
     agent_id: str,
     session_id: str,
@@ -221,13 +238,21 @@ async def answer_waitpoint(
     body: Answer,
     request: Request,
     caller: Auth,
+    idempotency_key: IdempotencyKey = None,
 ) -> StreamingResponse:
     """Records the answer (409 if the point is answered or cancelled already) and
-    resumes the paused run, streamed as `runs` streams."""
+    resumes the paused run, streamed as `runs` streams. With `Idempotency-Key`, a
+    retry records nothing and streams the resumed run from where it began."""
     host = host_of(request)
     runner, session = await _own_session(request, caller, agent_id, session_id)
     point = await host.waitpoints.get(waitpoint_id, user_id=caller.user_id)
     if point.app_name != runner.app_name or point.session_id != session.id:
         raise ApiError(404, "not_found", "no such waiting point")
-    answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
+    claim = await claim_answer(
+        host, caller.user_id, agent_id, session, point.id, body.answers, idempotency_key
+    )
+    if claim.replay:
+        return await follow_session(host, runner, caller.user_id, session.id, claim.cursor)
+    async with claim.released_on_error():
+        answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
     return stream_run(host, runner, caller.user_id, session.id, answered.resume_message())
