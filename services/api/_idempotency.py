@@ -5,7 +5,7 @@ primary key makes two concurrent claims have one winner), with a hash of the req
 body and what a retry needs to answer the same way. A retry with another body is 409.
 A key older than the retention (`ApiConfig.idempotency_ttl_seconds`, 24 h by default)
 is forgotten: its next use is a new request, and expired rows are deleted lazily (at
-most every few minutes, by the process that claims a key).
+most every five minutes, or every TTL if shorter, by a process claiming a key).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class IdempotencyKeys:
     async def _purge(self, cutoff: float) -> None:
         if time.monotonic() < self._next_purge:
             return
-        self._next_purge = time.monotonic() + _PURGE_EVERY_S
+        self._next_purge = time.monotonic() + min(_PURGE_EVERY_S, self._ttl or _PURGE_EVERY_S)
         async with self._store.write() as tx:
             await tx.execute(
                 "DELETE FROM yx_api_idempotency WHERE created_at < :cutoff", {"cutoff": cutoff}

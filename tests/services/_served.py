@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -28,11 +29,14 @@ __all__ = ["BLOBS", "open_served", "served_fixture", "served_on_fixture", "servi
 BLOBS = "blobs"
 
 
-async def open_served(url: str, tmp_path: Path) -> AsyncIterator[Api]:
-    """Seeds `url`, serves the API on 127.0.0.1 from a thread, yields a client of it."""
+async def open_served(url: str, tmp_path: Path, **overrides: Any) -> AsyncIterator[Api]:
+    """Seeds `url`, serves the API on 127.0.0.1 from a thread, yields a client of it;
+    `overrides` replace fields of the test configuration."""
     tokens = await seed(url)
     llm = ScriptedLlm([])
-    config = dataclasses.replace(make_config(url, llm, tmp_path), blob_dir=tmp_path / BLOBS)
+    config = dataclasses.replace(
+        make_config(url, llm, tmp_path), blob_dir=tmp_path / BLOBS, **overrides
+    )
     app = create_app(config)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
