@@ -12,7 +12,7 @@ from ._config import ApiConfig
 from ._errors import install_error_handlers
 from ._host import Host
 from ._keys import router as keys_router
-from ._limits import BodyLimit
+from ._limits import BodyLimit, HeaderLimit
 from ._marks import router as marks_router
 from ._openapi import install_openapi
 from ._schemas import Health
@@ -54,4 +54,5 @@ def create_app(config: ApiConfig) -> FastAPI:
 
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(HeaderLimit, max_bytes=config.max_header_bytes)
     return app

@@ -31,6 +31,7 @@ class ApiConfig:
     model: BaseLlm | str | None = None
     blob_dir: Path | None = None
     max_body_bytes: int = 1 << 20
+    max_header_bytes: int = 16 * 1024
     worker: str | None = None
     lease_seconds: float = 120.0
     page_size_max: int = 100
@@ -45,5 +46,7 @@ class ApiConfig:
             raise ValueError("agent names must be unique")
         if self.max_body_bytes < 1024:
             raise ValueError("max_body_bytes must be at least 1024")
+        if self.max_header_bytes < 1024:
+            raise ValueError("max_header_bytes must be at least 1024")
         if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:
             raise ValueError("idempotency_ttl_seconds must be positive (or None: kept for good)")

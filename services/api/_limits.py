@@ -1,4 +1,4 @@
-"""Request body size limit, applied before any route reads the body."""
+"""Request size limits: the header block and the body, checked before any route runs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,43 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit"]
+__all__ = ["BodyLimit", "HeaderLimit"]
+
+
+def _answer(status: int, code: str, message: str) -> list[Message]:
+    payload = json.dumps({"error": {"code": code, "message": message}}).encode()
+    return [
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                (b"connection", b"close"),
+            ],
+        },
+        {"type": "http.response.body", "body": payload},
+    ]
+
+
+class HeaderLimit:
+    """Refuses a request whose header block (names and values, the path and query
+    included) exceeds `max_bytes` with 431: the server itself accepts far more."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            size += sum(len(k) + len(v) + 4 for k, v in scope.get("headers") or ())
+            if size > self.max_bytes:
+                message = f"the request headers exceed {self.max_bytes} bytes"
+                for part in _answer(431, "headers_too_large", message):
+                    await send(part)
+                return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -57,18 +93,5 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
-        payload = json.dumps(
-            {"error": {"code": "too_large", "message": f"the body exceeds {self.max_bytes} bytes"}}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(payload)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+        for part in _answer(413, "too_large", f"the body exceeds {self.max_bytes} bytes"):
+            await send(part)

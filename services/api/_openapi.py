@@ -29,6 +29,8 @@ _WHY = {
     409: "Conflicts with the current state, or an `Idempotency-Key` reused with another body.",
     413: "The body is larger than the configured limit (by declared length or as it arrives).",
     422: "The request is not valid: `problems` names the locations, never the input.",
+    431: "The request headers are larger than the configured limit.",
+    500: "`internal_error`: the server failed; the details are in the operator log only.",
 }
 
 SSE_FRAMES = (
@@ -75,7 +77,7 @@ def _tidy(doc: dict[str, Any]) -> None:
     """Errors are JSON `ErrorBody` on every route (FastAPI would give a streaming
     route's errors its stream type); FastAPI's own 422 model, which this API never
     sends, is dropped, so a route lists only the 422 it declares; authenticated routes
-    name the bearer scheme."""
+    name the bearer scheme; 431 and 500 are listed on every route."""
     for operations in doc.get("paths", {}).values():
         for operation in operations.values():
             responses = operation["responses"]
@@ -87,6 +89,8 @@ def _tidy(doc: dict[str, Any]) -> None:
                     del responses[status]
                 else:
                     responses[status]["content"] = _ERROR_CONTENT
+            for status in (431, 500):  # any request can meet these
+                responses[str(status)] = {"description": _WHY[status], "content": _ERROR_CONTENT}
             if "401" in responses:
                 operation["security"] = [{"apiKey": []}]
     components = doc.setdefault("components", {})
