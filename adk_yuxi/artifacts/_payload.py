@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from google.adk.artifacts import artifact_util
+from google.adk.errors.input_validation_error import InputValidationError
 from google.genai import types
 
 from .._sql.errors import YuxiStorageError
@@ -105,13 +106,18 @@ class PayloadReader:
                 raise ArtifactNotStoredError(
                     "this artifact version refers to a file outside the artifact store"
                 )
-            target = artifact_util.resolve_artifact_reference(
-                file_uri=str(part.file_data.file_uri if part.file_data else ""),
-                app_name=key["app"],
-                user_id=key["user"],
-                session_id=session_id,
-                remaining_depth=_MAX_REFERENCE_DEPTH - depth,
-            )
+            try:
+                target = artifact_util.resolve_artifact_reference(
+                    file_uri=str(part.file_data.file_uri if part.file_data else ""),
+                    app_name=key["app"],
+                    user_id=key["user"],
+                    session_id=session_id,
+                    remaining_depth=_MAX_REFERENCE_DEPTH - depth,
+                )
+            except InputValidationError as exc:  # a loop, or a target out of this scope
+                raise ArtifactNotStoredError(
+                    "this artifact version refers to an artifact it cannot reach"
+                ) from exc
             return await self.open(
                 target.app_name,
                 target.user_id,

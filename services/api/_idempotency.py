@@ -133,6 +133,15 @@ class IdempotencyKeys:
         first: dict[str, Any] = json.loads(row[1])
         return False, first
 
+    async def held(self, user_id: str, scope: str, key: str) -> bool:
+        """Whether the key is claimed (a first request still working, or done)."""
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT 1 FROM yx_api_idempotency WHERE {_WHERE}",
+                {"user": user_id, "scope": scope, "key": key},
+            )
+        return row is not None
+
     async def release(self, user_id: str, scope: str, key: str) -> None:
         """Forgets a claim whose work was refused, so nothing of it is left."""
         async with self._store.write() as tx:

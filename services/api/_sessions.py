@@ -252,6 +252,7 @@ async def answer_waitpoint(
         host, caller.user_id, agent_id, session, point.id, body.answers, idempotency_key
     )
     if claim.replay:
+        await claim.wait_for_resume(point.id)
         return await follow_session(host, runner, caller.user_id, session.id, claim.cursor)
     async with claim.released_on_error():
         answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)

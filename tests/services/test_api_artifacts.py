@@ -187,6 +187,10 @@ async def test_headers_are_safe_whatever_the_agent_saved(served: Api, tmp_path: 
         file_data=types.FileData(file_uri="gs://bucket/report.pdf", mime_type="application/pdf")
     )
     await _save(api, tmp_path, "remote.pdf", external, session)
+    loop = f"artifact://apps/planner/users/mei/sessions/{session}/artifacts/loop.txt/versions/0"
+    await _save(
+        api, tmp_path, "loop.txt", types.Part(file_data=types.FileData(file_uri=loop)), session
+    )
     auth = api.auth("mei")
     page = await api.client.get(
         f'{BASE}/sessions/{session}/artifacts/out/résumé "final".html', headers=auth
@@ -203,6 +207,8 @@ async def test_headers_are_safe_whatever_the_agent_saved(served: Api, tmp_path: 
     assert "x-injected" not in bad_type.headers
     remote = await api.client.get(f"{BASE}/sessions/{session}/artifacts/remote.pdf", headers=auth)
     assert remote.status_code == 404 and "gs://" not in remote.text
+    looped = await api.client.get(f"{BASE}/sessions/{session}/artifacts/loop.txt", headers=auth)
+    assert looped.status_code == 404 and "artifact://" not in looped.text
     listed = await api.client.get(
         f"{BASE}/sessions/{session}/artifact-versions/remote.pdf", headers=auth
     )

@@ -12,6 +12,7 @@ import pytest
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import call
 from services.api import ApiConfig
+from services.api._idempotency import IdempotencyKeys, body_hash
 
 from ._served import open_served
 from .conftest import Api, new_session, parse_sse
@@ -193,3 +194,62 @@ async def test_keys_expire_after_the_retention(tmp_path: Path) -> None:
 def test_retention_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="idempotency_ttl_seconds"):
         ApiConfig(database_url="sqlite+aiosqlite://", agents=(), idempotency_ttl_seconds=0)
+
+
+async def _claim_first(api: Api, path: str, session: str, body: dict[str, Any], key: str) -> None:
+    """What a first request with `key` has done before it records its answer: the claim."""
+    detail = await api.client.get(
+        f"/v1/agents/planner/sessions/{session}/events", headers=api.auth("mei")
+    )
+    cursor = [f["id"] for f in parse_sse(detail.text) if f["event"] == "adk_event"][-1]
+    services = open_services(api.url)
+    try:
+        claimed, _ = await IdempotencyKeys(services.store).claim(
+            "mei",
+            f"answer:planner:{session}",
+            key,
+            body_hash({"waitpoint_id": path.split("/")[-2], **body}),
+            {"cursor": cursor},
+        )
+    finally:
+        await services.close()
+    assert claimed
+
+
+async def test_a_retry_that_overtakes_the_first_request_waits_for_its_resume(api: Api) -> None:
+    path, session = await _waiting(api)
+    body = {"answers": {"q-1": "fri"}}
+    await _claim_first(api, path, session, body, "slow-first")
+    retry = asyncio.create_task(
+        api.client.post(
+            path, json=body, headers={**api.auth("mei"), "Idempotency-Key": "slow-first"}
+        )
+    )
+    await asyncio.sleep(0.5)
+    assert not retry.done()  # the answer is not recorded yet: the retry waits
+    # The first request records its answer and resumes (here: the same answer, keyless).
+    resumed = await api.client.post(path, json=body, headers=api.auth("mei"))
+    assert parse_sse(resumed.text)[-1]["data"]["status"] == "completed"
+    replayed = parse_sse((await retry).text)
+    assert replayed[-1]["data"]["status"] == "completed"
+    assert _ids(replayed)[-len(_ids(parse_sse(resumed.text))) :] == _ids(parse_sse(resumed.text))
+
+
+async def test_a_retry_of_a_refused_first_request_is_409(api: Api) -> None:
+    path, session = await _waiting(api)
+    body = {"answers": {"q-1": "fri"}}
+    await _claim_first(api, path, session, body, "doomed")
+    retry = asyncio.create_task(
+        api.client.post(path, json=body, headers={**api.auth("mei"), "Idempotency-Key": "doomed"})
+    )
+    await asyncio.sleep(0.5)
+    services = open_services(api.url)
+    try:  # the first request's answer was refused: it releases its key
+        await IdempotencyKeys(services.store).release("mei", f"answer:planner:{session}", "doomed")
+    finally:
+        await services.close()
+    refused = await retry
+    assert refused.status_code == 409, refused.text
+    base = path.rsplit("/", 2)[0]
+    (point,) = (await api.client.get(base, headers=api.auth("mei"))).json()["waitpoints"]
+    assert point["status"] == "pending"
