@@ -47,11 +47,15 @@ class HeaderLimit:
 
 class BodyLimit:
     """Refuses a body over `max_bytes` with 413, by its declared length or as it
-    arrives (chunked uploads are read up to the limit and no further)."""
+    arrives. Before answering, the rest of a body up to `drain_bytes` is read and
+    dropped: closing a connection with unread bytes makes the client's TCP stack reset
+    it, and a client still sending would see a broken connection instead of the 413.
+    A body declared or sent beyond that bound is cut off."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.drain_bytes = max(4 * max_bytes, 1 << 20)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -60,11 +64,11 @@ class BodyLimit:
         declared = dict(scope.get("headers") or ()).get(b"content-length")
         if declared is not None:
             try:
-                too_big = int(declared) > self.max_bytes
+                length = int(declared)
             except ValueError:
-                too_big = True
-            if too_big:
-                await self._refuse(send)
+                length = self.drain_bytes + 1
+            if length > self.max_bytes:
+                await self._refuse(receive, send, drain=length <= self.drain_bytes)
                 return
         chunks: list[bytes] = []
         size = 0
@@ -76,7 +80,8 @@ class BodyLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                await self._refuse(send)
+                more = bool(message.get("more_body", False))
+                await self._refuse(receive, send, drain=more, drained=size)
                 return
             chunks.append(chunk)
             more = bool(message.get("more_body", False))
@@ -92,6 +97,12 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send) -> None:
+    async def _refuse(self, receive: Receive, send: Send, *, drain: bool, drained: int = 0) -> None:
+        while drain and drained <= self.drain_bytes:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            drained += len(message.get("body", b""))
+            drain = bool(message.get("more_body", False))
         for part in _answer(413, "too_large", f"the body exceeds {self.max_bytes} bytes"):
             await send(part)

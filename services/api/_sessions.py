@@ -26,7 +26,15 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1/agents/{agent_id}/sessions", tags=["sessions"])
 Auth = Annotated[Caller, Depends(authenticate)]
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=1000)]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=r"^[\x21-\x7e]{1,128}$",
+        description="1-128 visible ASCII characters: a retry with the same key and body"
+        " answers as the first request did and starts nothing; another body is 409.",
+    ),
+]
 
 
 class NewSession(BaseModel):

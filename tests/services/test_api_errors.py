@@ -145,6 +145,10 @@ async def test_oversize_bodies_are_413_declared_or_chunked(served: Api) -> None:
     status, _, body = await _raw(served, chunked)
     assert status == 413
     _clean(status, body, "too_large")
+    # A client still sending its body reads the 413, not a reset connection.
+    for _ in range(20):
+        sent = await served.client.post(path, content=b"x" * 200_000, headers=served.auth("mei"))
+        assert sent.status_code == 413
     assert served.llm.requests == []
 
 
