@@ -24,7 +24,7 @@ from .._sql.store import SqlStore
 from ._blobs import BlobStore
 from ._scope import artifact_key
 
-__all__ = ["ArtifactNotStoredError", "ArtifactPayload", "PayloadReader"]
+__all__ = ["ArtifactNotStoredError", "ArtifactPayload", "PayloadReader", "is_tombstone"]
 
 _MAX_REFERENCE_DEPTH = 5
 _KEY = "app_name = :app AND user_id = :user AND scope = :scope AND filename = :name"
@@ -63,7 +63,7 @@ class ArtifactPayload:
         self.file.close()
 
 
-def _is_tombstone(mime_type: str | None, size: int, display_name: str | None) -> bool:
+def is_tombstone(mime_type: str | None, size: int, display_name: str | None) -> bool:
     # ADK's session rewind saves an empty octet-stream part to mean "absent".
     return mime_type == "application/octet-stream" and size == 0 and display_name is None
 
@@ -126,7 +126,7 @@ class PayloadReader:
                 target.version,
                 depth + 1,
             )
-        if kind != "text" and _is_tombstone(mime_type, int(size), display_name):
+        if kind != "text" and is_tombstone(mime_type, int(size), display_name):
             return None
         try:
             handle = await asyncio.to_thread(self._blobs.path(digest).open, "rb")
