@@ -150,7 +150,9 @@ async def _download(
 
 
 @router.get(
-    "/sessions/{session_id}/artifacts", response_model=ArtifactList, responses=errors(401, 404)
+    "/sessions/{session_id}/artifacts",
+    response_model=ArtifactList,
+    responses=errors(401, 404, 422),
 )
 async def session_artifacts(
     agent_id: str, session_id: str, request: Request, caller: Auth

@@ -132,7 +132,7 @@ async def list_sessions(
     }
 
 
-@router.get("/{session_id}", response_model=SessionDetail, responses=errors(401, 404))
+@router.get("/{session_id}", response_model=SessionDetail, responses=errors(401, 404, 422))
 async def get_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> dict[str, Any]:
@@ -140,7 +140,7 @@ async def get_session(
     return {**_session(session), "event_count": len(session.events)}
 
 
-@router.delete("/{session_id}", status_code=204, responses=errors(401, 404))
+@router.delete("/{session_id}", status_code=204, responses=errors(401, 404, 422))
 async def delete_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> Response:

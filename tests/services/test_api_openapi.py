@@ -132,10 +132,10 @@ async def test_real_answers_match_the_document(served: Api, tmp_path: Any) -> No
             )
             assert check.check(ghost).status_code == 404
         if "{session_id}" in template:
-            assert (
-                check.check(await c.request(method, path, json=body, headers=mei)).status_code
-                == 404
-            )
+            missing = await c.request(method, path, json=body, headers=mei)
+            assert check.check(missing).status_code == 404
+            odd = await c.request(method, _fill(template, session_id="%01"), json=body, headers=mei)
+            assert check.check(odd).status_code == 422  # not a storable id
         if "requestBody" in op:
             big = await c.request(method, path, content=b"x" * 70_000, headers=mei)
             assert check.check(big).status_code == 413
