@@ -32,6 +32,8 @@ Auth = Annotated[Caller, Depends(authenticate)]
 Name = Annotated[str, Path(description="The artifact name as listed; it may contain `/`.")]
 Version = Annotated[int | None, Query(ge=0, le=2**62, description="Default: the latest.")]
 USER_PREFIX = "user:"
+# Bytes read per thread hop: ~1.5 MiB peak per download (bench_artifact_download).
+_CHUNK = 256 * 1024
 _UNSAFE = re.compile("[\x00-\x1f\x7f\\\\]")
 _TOKEN = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
 _MIME = re.compile(f"^{_TOKEN}/{_TOKEN}$")
@@ -143,7 +145,7 @@ async def _download(
         "Cache-Control": "private, no-store",
     }
     return StreamingResponse(
-        iterate_in_threadpool(payload.chunks()),
+        iterate_in_threadpool(payload.chunks(_CHUNK)),
         media_type=mime or "application/octet-stream",
         headers=headers,
     )
