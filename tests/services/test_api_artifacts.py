@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from google.genai import types
 
+from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord
 from adk_yuxi.testing import call
 
 from ._served import served_fixture, served_on_fixture, services_of  # noqa: F401
@@ -250,3 +251,26 @@ async def test_a_large_download_is_streamed_and_survives_a_delete(
     assert not list((tmp_path / "blobs").glob("??/??/*"))  # the file is gone from the store
     gone = await api.client.get(path, headers=api.auth("mei"))
     assert gone.status_code == 404
+
+
+async def test_revoked_rights_hide_artifacts_at_once(served: Api, tmp_path: Path) -> None:
+    api = served
+    session = await new_session(api, "mei")
+    await _save(api, tmp_path, "plan.txt", types.Part(text="plan"), session)
+    path = f"{BASE}/sessions/{session}/artifacts/plan.txt"
+    assert (await api.client.get(path, headers=api.auth("mei"))).status_code == 200
+    services = services_of(api, tmp_path)
+    try:  # the agent is no longer shared with mei
+        await AccessRepository(services.store).save_resource(
+            ResourceRecord(kind=ResourceKind.AGENT, id="planner", creator_id="root")
+        )
+    finally:
+        await services.close()
+    for route in [path, f"{BASE}/sessions/{session}/artifacts", f"{BASE}/artifacts"]:
+        assert (await api.client.get(route, headers=api.auth("mei"))).status_code == 404
+    services = services_of(api, tmp_path)
+    try:  # and then her account is disabled
+        await AccessRepository(services.store).set_user_active("mei", False)
+    finally:
+        await services.close()
+    assert (await api.client.get(path, headers=api.auth("mei"))).status_code == 401

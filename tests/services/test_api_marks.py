@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from adk_yuxi.access import AccessRepository, Role, User
+from adk_yuxi.storage import open_services
 from adk_yuxi.testing import call
 
 from ._served import served_on_fixture  # noqa: F401
@@ -113,3 +115,21 @@ async def test_bad_mark_queries_are_422_without_echo(served_on: Api) -> None:
         assert response.status_code == 422, (params, response.text)
         assert "SENTINEL" not in response.text and "WzEsMiwzXQ" not in response.text
         assert response.json()["error"]["code"] == "invalid_request"
+
+
+async def test_a_demoted_admin_sees_only_their_own_at_once(served_on: Api) -> None:
+    api = served_on
+    await _mark(api, "mei", "mei one")
+    await _mark(api, "root", "root one")
+    assert len((await _marks(api, "root"))["marks"]) == 2
+    services = open_services(api.url)
+    try:
+        await AccessRepository(services.store).save_user(User(id="root", role=Role.USER))
+    finally:
+        await services.close()
+    assert [m["reason"] for m in (await _marks(api, "root"))["marks"]] == ["root one"]
+    refused = await api.client.get("/v1/marks", params={"user": "mei"}, headers=api.auth("root"))
+    assert refused.status_code == 403
+    (mei,) = (await _marks(api, "mei"))["marks"]
+    hidden = await api.client.get(f"/v1/marks/{mei['id']}", headers=api.auth("root"))
+    assert hidden.status_code == 404
