@@ -35,6 +35,8 @@ PUBLIC: dict[str, set[str]] = {
         "can_read",
     },
     "adk_yuxi.artifacts": {
+        "ArtifactNotStoredError",
+        "ArtifactPayload",
         "ArtifactTooLargeError",
         "DEFAULT_MAX_ARTIFACT_BYTES",
         "InvalidArtifactError",

@@ -43,6 +43,7 @@ from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore
 from ._orphans import DEFAULT_SWEEP_GRACE_S, OrphanPayloads, blob_lock
+from ._payload import ArtifactPayload, PayloadReader, is_tombstone
 from ._scope import artifact_key, artifact_version, check_reference
 
 logger = logging.getLogger(__name__)
@@ -54,11 +55,6 @@ _SAVE_ATTEMPTS = 20
 _THREAD_THRESHOLD = 256 * 1024
 _KEY = "app_name = :app AND user_id = :user AND scope = :scope AND filename = :name"
 _META = "version, mime_type, custom_metadata, create_time"
-
-
-def _is_tombstone(mime_type: str | None, size: int, display_name: str | None) -> bool:
-    # ADK's session rewind saves an empty octet-stream part to mean "absent".
-    return mime_type == "application/octet-stream" and size == 0 and display_name is None
 
 
 class SqlArtifactService(BaseArtifactService):
@@ -92,6 +88,7 @@ class SqlArtifactService(BaseArtifactService):
         root = Path(blob_dir) if blob_dir is not None else self._store.default_blob_dir()
         self._blobs = BlobStore(root)
         self._orphans = OrphanPayloads(self._store, self._blobs)
+        self._payloads = PayloadReader(self._store, self._blobs)
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -258,7 +255,7 @@ class SqlArtifactService(BaseArtifactService):
             if text is None:
                 raise self._missing(key, digest)
             return types.Part(text=text)
-        if _is_tombstone(mime_type, int(size), display_name):
+        if is_tombstone(mime_type, int(size), display_name):
             return None
         data = await self._io(int(size), self._blobs.read_bytes, digest)
         if data is None:
@@ -266,6 +263,19 @@ class SqlArtifactService(BaseArtifactService):
         return types.Part(
             inline_data=types.Blob(mime_type=mime_type, data=data, display_name=display_name)
         )
+
+    async def open_payload(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+        version: int | None = None,
+    ) -> ArtifactPayload | None:
+        """A version's bytes as an open file, to stream without loading them whole
+        (None: no such version, or a deletion marker); see `_payload`."""
+        return await self._payloads.open(app_name, user_id, filename, session_id, version)
 
     def _missing(self, key: dict[str, Any], digest: str) -> YuxiStorageError:
         return YuxiStorageError(

@@ -42,6 +42,13 @@ _DB_OPTION = click.option(
     default=lambda: os.environ.get("YUXI_WORKSPACES"),
     help="Root of the per-user workspaces (present_artifacts); none: unavailable.",
 )
+@click.option(
+    "--blobs",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: os.environ.get("YUXI_BLOBS"),
+    help="Artifact payload directory (default: beside an SQLite file, else .yuxi/blobs);"
+    " every worker on one database must share it.",
+)
 @click.option("--model", default=None, help="Model for every agent (default: YUXI_MODEL).")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
@@ -64,6 +71,7 @@ def serve_api(
     db: str,
     agent_paths: tuple[Path, ...],
     workspaces: Path | None,
+    blobs: Path | None,
     model: str | None,
     host: str,
     port: int,
@@ -84,6 +92,7 @@ def serve_api(
             database_url=_url(db),
             agents=tuple(catalog.get(name) for name in catalog.names()),
             workspace_root=workspaces,
+            blob_dir=blobs,
             model=model,
             max_body_bytes=max_body_bytes,
             lease_seconds=lease_seconds,

@@ -139,6 +139,18 @@ class MarkStore:
         )
         return None if row is None else _mark(row)
 
+    async def get(self, mark_id: str, *, viewer_id: str, viewer_is_admin: bool) -> Mark | None:
+        """The mark, if the viewer may see it (an admin: any; anyone else: their own);
+        another user's mark is None, as a missing one is."""
+        async with self.store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM yx_marks WHERE id = :id", {"id": mark_id}
+            )
+        found = None if row is None else _mark(row)
+        if found is None or (not viewer_is_admin and found.user_id != viewer_id):
+            return None
+        return found
+
     async def list_marks(
         self,
         *,

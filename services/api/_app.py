@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI
 
+from ._artifacts import router as artifacts_router
 from ._config import ApiConfig
 from ._errors import install_error_handlers
 from ._host import Host
 from ._keys import router as keys_router
-from ._limits import BodyLimit
+from ._limits import BodyLimit, HeaderLimit
+from ._marks import router as marks_router
+from ._openapi import install_openapi
 from ._run_routes import router as runs_router
+from ._schemas import Health
 from ._sessions import router as sessions_router
 
 __all__ = ["create_app"]
@@ -43,10 +46,15 @@ def create_app(config: ApiConfig) -> FastAPI:
     app.include_router(keys_router)
     app.include_router(sessions_router)
     app.include_router(runs_router)
+    app.include_router(artifacts_router)
+    app.include_router(marks_router)
 
-    @app.get("/healthz", tags=["health"])
-    async def health() -> dict[str, Any]:
-        return {"status": "ok"}
+    @app.get("/healthz", tags=["health"], response_model=Health)
+    async def health() -> Health:
+        """Anonymous: the process is up."""
+        return Health(status="ok")
 
+    install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(HeaderLimit, max_bytes=config.max_header_bytes)
     return app

@@ -20,7 +20,9 @@ class ApiConfig:
     `agents` are the configs it serves (each still needs its share in the access
     database for a user to run it); `workspace_root` holds one directory per user for
     the presented files (none: `present_artifacts` is unavailable); `model` overrides
-    every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`).
+    every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`);
+    `blob_dir` holds the artifact payloads (default: beside an SQLite file, else
+    `.yuxi/blobs`; workers sharing a database must share it).
     `lease_seconds` is how long a run outlives a dead worker before any worker closes
     it as failed; `cancel_poll_seconds` bounds how late a cancel request made through
     another worker is noticed.
@@ -30,7 +32,9 @@ class ApiConfig:
     agents: Sequence[AgentConfig]
     workspace_root: Path | None = None
     model: BaseLlm | str | None = None
+    blob_dir: Path | None = None
     max_body_bytes: int = 1 << 20
+    max_header_bytes: int = 16 * 1024
     worker: str | None = None
     lease_seconds: float = 120.0
     page_size_max: int = 100
@@ -38,6 +42,7 @@ class ApiConfig:
     heartbeat_seconds: float = 15.0
     follow_seconds: float = 1800.0
     cancel_poll_seconds: float = 0.5
+    idempotency_ttl_seconds: float | None = 86400.0
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]
@@ -47,3 +52,7 @@ class ApiConfig:
             raise ValueError("max_body_bytes must be at least 1024")
         if self.lease_seconds <= 0 or self.cancel_poll_seconds <= 0:
             raise ValueError("lease_seconds and cancel_poll_seconds must be positive")
+        if self.max_header_bytes < 1024:
+            raise ValueError("max_header_bytes must be at least 1024")
+        if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:
+            raise ValueError("idempotency_ttl_seconds must be positive (or None: kept for good)")

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
 from adk_yuxi.ledger import RunEnded, RunInProgress, RunNotFound, RunWaiting
-from adk_yuxi.storage import InvalidPageTokenError
+from adk_yuxi.storage import InvalidNameError, InvalidPageTokenError
 from adk_yuxi.waitpoints import (
     AnswerRejected,
     StoredQuestionsInvalid,
@@ -52,11 +52,15 @@ _MAPPED: dict[type[Exception], tuple[int, str]] = {
     WaitpointNotFound: (404, "not_found"),
     WaitpointConflict: (409, "conflict"),
     StoredQuestionsInvalid: (409, "conflict"),
-    InvalidPageTokenError: (422, "invalid_request"),
-    RunNotFound: (404, "not_found"),
     RunInProgress: (409, "run_in_progress"),
     RunWaiting: (409, "run_waiting"),
     RunEnded: (409, "run_ended"),
+}
+# Their messages quote the caller's input: answered with a fixed sentence instead.
+_FIXED: dict[type[Exception], tuple[int, str, str]] = {
+    InvalidPageTokenError: (422, "invalid_request", "the page token is not one this API gave"),
+    InvalidNameError: (422, "invalid_request", "an id or name in the request is not valid"),
+    RunNotFound: (404, "not_found", "no such run"),
 }
 
 
@@ -80,6 +84,15 @@ def install_error_handlers(app: FastAPI) -> None:
 
         app.add_exception_handler(kind, _mapped)
 
+    for kind, (status, code, message) in _FIXED.items():
+
+        async def _fixed(
+            _: Request, exc: Exception, status: int = status, code: str = code, text: str = message
+        ) -> JSONResponse:
+            return _json(status, code, text)
+
+        app.add_exception_handler(kind, _fixed)
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         # Locations and messages only: the offending input is not echoed back.
@@ -91,6 +104,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:
+            # FastAPI's answer to a body it cannot parse (bad encoding, nesting too deep).
+            return _json(422, "invalid_request", "the request body could not be parsed")
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
         return _json(exc.status_code, code, message)

@@ -31,13 +31,13 @@ class Host:
 
     def __init__(self, config: ApiConfig) -> None:
         self.config = config
-        self.services: YuxiServices = open_services(config.database_url)
+        self.services: YuxiServices = open_services(config.database_url, blob_dir=config.blob_dir)
         store = self.services.store
         self.access = AccessRepository(store)
         self.keys = ApiKeyStore(store)
         self.waitpoints = WaitpointStore(store)
         self.ledger = RunLedger(store)
-        self.idempotency = IdempotencyKeys(store)
+        self.idempotency = IdempotencyKeys(store, ttl_seconds=config.idempotency_ttl_seconds)
         worker = config.worker or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.control = RunControl(
             store,

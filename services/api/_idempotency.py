@@ -3,7 +3,9 @@
 The key is claimed *before* the work starts (one row per user, scope and key; the
 primary key makes two concurrent claims have one winner), with a hash of the request
 body and what a retry needs to answer the same way. A retry with another body is 409.
-Keys are kept for good: a table for a later session to expire.
+A key older than the retention (`ApiConfig.idempotency_ttl_seconds`, 24 h by default)
+is forgotten: its next use is a new request, and expired rows are deleted lazily (at
+most every five minutes, or every TTL if shorter, by a process claiming a key).
 """
 
 from __future__ import annotations
@@ -65,37 +67,64 @@ def body_hash(body: Any) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+_PURGE_EVERY_S = 300.0
+_WHERE = "user_id = :user AND scope = :scope AND idem_key = :key"
+
+
 class IdempotencyKeys:
-    def __init__(self, store: SqlStore) -> None:
+    """Claims of one store; `ttl_seconds` None keeps keys for good."""
+
+    def __init__(self, store: SqlStore, *, ttl_seconds: float | None = 86400.0) -> None:
+        if ttl_seconds is not None and ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive (or None: kept for good)")
         self._store = store
+        self._ttl = ttl_seconds
+        self._next_purge = 0.0
+
+    async def _purge(self, cutoff: float) -> None:
+        if time.monotonic() < self._next_purge:
+            return
+        self._next_purge = time.monotonic() + min(_PURGE_EVERY_S, self._ttl or _PURGE_EVERY_S)
+        async with self._store.write() as tx:
+            await tx.execute(
+                "DELETE FROM yx_api_idempotency WHERE created_at < :cutoff", {"cutoff": cutoff}
+            )
 
     async def claim(
         self, user_id: str, scope: str, key: str, request_hash: str, result: dict[str, Any]
     ) -> tuple[bool, dict[str, Any]]:
         """(True, result) if this call claimed the key, else (False, the first result);
-        409 when the key was first used with another body."""
+        409 when the key was first used with another body. An expired claim is taken
+        over in one statement, so two retries after expiry still have one winner."""
+        now = time.time()
+        cutoff = now - self._ttl if self._ttl is not None else None
+        if cutoff is not None:
+            await self._purge(cutoff)
         params = {"user": user_id, "scope": scope, "key": key}
+        values = {**params, "hash": request_hash, "result": json.dumps(result), "now": now}
         try:
             async with self._store.write() as tx:
                 await tx.execute(
                     "INSERT INTO yx_api_idempotency"
                     " (user_id, scope, idem_key, request_hash, result, created_at)"
                     " VALUES (:user, :scope, :key, :hash, :result, :now)",
-                    {
-                        **params,
-                        "hash": request_hash,
-                        "result": json.dumps(result),
-                        "now": time.time(),
-                    },
+                    values,
                 )
             return True, result
         except IntegrityViolation:
             pass
+        if cutoff is not None:
+            async with self._store.write() as tx:
+                taken = await tx.execute(
+                    "UPDATE yx_api_idempotency SET request_hash = :hash, result = :result,"
+                    f" created_at = :now WHERE {_WHERE} AND created_at < :cutoff",
+                    {**values, "cutoff": cutoff},
+                )
+            if taken == 1:
+                return True, result
         async with self._store.read() as tx:
             row = await tx.fetchone(
-                "SELECT request_hash, result FROM yx_api_idempotency"
-                " WHERE user_id = :user AND scope = :scope AND idem_key = :key",
-                params,
+                f"SELECT request_hash, result FROM yx_api_idempotency WHERE {_WHERE}", params
             )
         if row is None:  # claimed and released between the two statements
             raise ApiError(409, "conflict", "this Idempotency-Key is in use; retry")
@@ -104,11 +133,19 @@ class IdempotencyKeys:
         first: dict[str, Any] = json.loads(row[1])
         return False, first
 
+    async def held(self, user_id: str, scope: str, key: str) -> bool:
+        """Whether the key is claimed (a first request still working, or done)."""
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT 1 FROM yx_api_idempotency WHERE {_WHERE}",
+                {"user": user_id, "scope": scope, "key": key},
+            )
+        return row is not None
+
     async def release(self, user_id: str, scope: str, key: str) -> None:
         """Forgets a claim whose work was refused, so nothing of it is left."""
         async with self._store.write() as tx:
             await tx.execute(
-                "DELETE FROM yx_api_idempotency"
-                " WHERE user_id = :user AND scope = :scope AND idem_key = :key",
+                f"DELETE FROM yx_api_idempotency WHERE {_WHERE}",
                 {"user": user_id, "scope": scope, "key": key},
             )

@@ -1,4 +1,4 @@
-"""Request body size limit, applied before any route reads the body."""
+"""Request size limits: the header block and the body, checked before any route runs."""
 
 from __future__ import annotations
 
@@ -6,16 +6,56 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit"]
+__all__ = ["BodyLimit", "HeaderLimit"]
 
 
-class BodyLimit:
-    """Refuses a body over `max_bytes` with 413, by its declared length or as it
-    arrives (chunked uploads are read up to the limit and no further)."""
+def _answer(status: int, code: str, message: str) -> list[Message]:
+    payload = json.dumps({"error": {"code": code, "message": message}}).encode()
+    return [
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                (b"connection", b"close"),
+            ],
+        },
+        {"type": "http.response.body", "body": payload},
+    ]
+
+
+class HeaderLimit:
+    """Refuses a request whose header block (names and values, the path and query
+    included) exceeds `max_bytes` with 431: the server itself accepts far more."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            size += sum(len(k) + len(v) + 4 for k, v in scope.get("headers") or ())
+            if size > self.max_bytes:
+                message = f"the request headers exceed {self.max_bytes} bytes"
+                for part in _answer(431, "headers_too_large", message):
+                    await send(part)
+                return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """Refuses a body over `max_bytes` with 413, by its declared length or as it
+    arrives. Before answering, the rest of a body up to `drain_bytes` is read and
+    dropped: closing a connection with unread bytes makes the client's TCP stack reset
+    it, and a client still sending would see a broken connection instead of the 413.
+    A body declared or sent beyond that bound is cut off."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.drain_bytes = max(4 * max_bytes, 1 << 20)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -24,11 +64,11 @@ class BodyLimit:
         declared = dict(scope.get("headers") or ()).get(b"content-length")
         if declared is not None:
             try:
-                too_big = int(declared) > self.max_bytes
+                length = int(declared)
             except ValueError:
-                too_big = True
-            if too_big:
-                await self._refuse(send)
+                length = self.drain_bytes + 1
+            if length > self.max_bytes:
+                await self._refuse(receive, send, drain=length <= self.drain_bytes)
                 return
         chunks: list[bytes] = []
         size = 0
@@ -40,7 +80,8 @@ class BodyLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                await self._refuse(send)
+                more = bool(message.get("more_body", False))
+                await self._refuse(receive, send, drain=more, drained=size)
                 return
             chunks.append(chunk)
             more = bool(message.get("more_body", False))
@@ -56,19 +97,12 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send) -> None:
-        payload = json.dumps(
-            {"error": {"code": "too_large", "message": f"the body exceeds {self.max_bytes} bytes"}}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(payload)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+    async def _refuse(self, receive: Receive, send: Send, *, drain: bool, drained: int = 0) -> None:
+        while drain and drained <= self.drain_bytes:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            drained += len(message.get("body", b""))
+            drain = bool(message.get("more_body", False))
+        for part in _answer(413, "too_large", f"the body exceeds {self.max_bytes} bytes"):
+            await send(part)

@@ -10,6 +10,8 @@ from fastapi.responses import JSONResponse
 from adk_yuxi.ledger import LEASE_LAPSED, RunEnded, RunRecord
 
 from ._auth import Caller, authenticate, host_of
+from ._openapi import errors
+from ._schemas import RunOut, RunPage
 from ._sessions import _own_session
 
 __all__ = ["router"]
@@ -34,7 +36,7 @@ def run_json(record: RunRecord) -> dict[str, Any]:
     }
 
 
-@router.get("/{session_id}/runs")
+@router.get("/{session_id}/runs", response_model=RunPage, responses=errors(401, 404, 422))
 async def list_runs(
     agent_id: str,
     session_id: str,
@@ -52,7 +54,7 @@ async def list_runs(
     return {"runs": [run_json(r) for r in page.items], "next_page_token": page.next_page_token}
 
 
-@router.get("/{session_id}/runs/{run_id}")
+@router.get("/{session_id}/runs/{run_id}", response_model=RunOut, responses=errors(401, 404, 422))
 async def get_run(
     agent_id: str, session_id: str, run_id: str, request: Request, caller: Auth
 ) -> dict[str, Any]:
@@ -67,11 +69,11 @@ async def get_run(
 @router.post(
     "/{session_id}/runs/{run_id}/cancel",
     status_code=202,
+    response_model=RunOut,
     responses={
-        200: {"description": "closed at once (it was waiting at a waiting point)"},
+        200: {"model": RunOut, "description": "closed at once (it was waiting at a waiting point)"},
         202: {"description": "cancel requested; the run's stream ends `cancelled`"},
-        404: {"description": "no such run in this session of the caller"},
-        409: {"description": "`run_ended`: the run is completed, failed or cancelled"},
+        **errors(401, 404, 409, 422),
     },
 )
 async def cancel_run(

@@ -19,14 +19,25 @@ from ._auth import Caller, authenticate, host_of
 from ._errors import ApiError
 from ._host import Host
 from ._idempotency import body_hash, check_key
+from ._idempotent_answer import claim_answer
+from ._openapi import EventStream, errors, event_stream
 from ._runs import follow_session, stream_run
+from ._schemas import SessionDetail, SessionOut, SessionPage, WaitpointPage
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/agents/{agent_id}/sessions", tags=["sessions"])
 Auth = Annotated[Caller, Depends(authenticate)]
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=1000)]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=r"^[\x21-\x7e]{1,128}$",
+        description="1-128 visible ASCII characters: a retry with the same key and body"
+        " answers as the first request did and starts nothing; another body is 409.",
+    ),
+]
 
 
 class NewSession(BaseModel):
@@ -63,7 +74,9 @@ async def _own_session(request: Request, caller: Caller, agent_id: str, session_
     return runner, session
 
 
-@router.post("", status_code=201)
+@router.post(
+    "", status_code=201, response_model=SessionOut, responses=errors(401, 404, 409, 413, 422)
+)
 async def create_session(
     agent_id: str,
     request: Request,
@@ -100,7 +113,7 @@ async def create_session(
     return _session(session)
 
 
-@router.get("")
+@router.get("", response_model=SessionPage, responses=errors(401, 404, 422))
 async def list_sessions(
     agent_id: str,
     request: Request,
@@ -122,7 +135,7 @@ async def list_sessions(
     }
 
 
-@router.get("/{session_id}")
+@router.get("/{session_id}", response_model=SessionDetail, responses=errors(401, 404, 422))
 async def get_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> dict[str, Any]:
@@ -130,7 +143,7 @@ async def get_session(
     return {**_session(session), "event_count": len(session.events)}
 
 
-@router.delete("/{session_id}", status_code=204)
+@router.delete("/{session_id}", status_code=204, responses=errors(401, 404, 422))
 async def delete_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> Response:
@@ -141,7 +154,11 @@ async def delete_session(
     return Response(status_code=204)
 
 
-@router.post("/{session_id}/runs", response_class=StreamingResponse)
+@router.post(
+    "/{session_id}/runs",
+    response_class=EventStream,
+    responses=event_stream(401, 404, 409, 413, 422),
+)
 async def run(
     agent_id: str,
     session_id: str,
@@ -177,7 +194,9 @@ async def run(
     return stream_run(host, runner, caller.user_id, session.id, message, claim)
 
 
-@router.get("/{session_id}/events", response_class=StreamingResponse)
+@router.get(
+    "/{session_id}/events", response_class=EventStream, responses=event_stream(401, 404, 422)
+)
 async def follow(
     agent_id: str,
     session_id: str,
@@ -191,7 +210,9 @@ async def follow(
     return await follow_session(host_of(request), runner, caller.user_id, session.id, last_event_id)
 
 
-@router.get("/{session_id}/waitpoints")
+@router.get(
+    "/{session_id}/waitpoints", response_model=WaitpointPage, responses=errors(401, 404, 422)
+)
 async def pending_waitpoints(
     agent_id: str,
     session_id: str,
@@ -223,7 +244,11 @@ def _waitpoint(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-@router.post("/{session_id}/waitpoints/{waitpoint_id}/answer", response_class=StreamingResponse)
+@router.post(
+    "/{session_id}/waitpoints/{waitpoint_id}/answer",
+    response_class=EventStream,
+    responses=event_stream(401, 404, 409, 413, 422),
+)
 async def answer_waitpoint(
     agent_id: str,
     session_id: str,
@@ -231,21 +256,31 @@ async def answer_waitpoint(
     body: Answer,
     request: Request,
     caller: Auth,
+    idempotency_key: IdempotencyKey = None,
 ) -> StreamingResponse:
     """Records the answer (409 if the point is answered or cancelled already, or its
-    run is running or cancelled) and resumes the paused run, streamed as `runs` streams."""
+    run is running or cancelled) and resumes the paused run, streamed as `runs`
+    streams. With `Idempotency-Key`, a retry records nothing and streams the
+    resumed run from where it began."""
     host = host_of(request)
     runner, session = await _own_session(request, caller, agent_id, session_id)
     point = await host.waitpoints.get(waitpoint_id, user_id=caller.user_id)
     if point.app_name != runner.app_name or point.session_id != session.id:
         raise ApiError(404, "not_found", "no such waiting point")
-    claim = await host.control.claim_resume(await _paused_run(host, point))
-    try:
-        answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
-    except BaseException:
-        await host.control.release(claim)  # the run waits again; nothing else changed
-        raise
-    return stream_run(host, runner, caller.user_id, session.id, answered.resume_message(), claim)
+    claim = await claim_answer(
+        host, caller.user_id, agent_id, session, point.id, body.answers, idempotency_key
+    )
+    if claim.replay:
+        await claim.wait_for_resume(point.id)
+        return await follow_session(host, runner, caller.user_id, session.id, claim.cursor)
+    async with claim.released_on_error():
+        run = await host.control.claim_resume(await _paused_run(host, point))
+        try:
+            answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
+        except BaseException:
+            await host.control.release(run)  # the run waits again; nothing else changed
+            raise
+    return stream_run(host, runner, caller.user_id, session.id, answered.resume_message(), run)
 
 
 async def _paused_run(host: Host, point: Waitpoint) -> RunRecord:

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from google.genai.types import Part
 
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
 from adk_yuxi.cli import main
@@ -24,9 +25,12 @@ from tests.e2e._cli import BIN, REPO
 pytestmark = pytest.mark.slow
 
 
-async def _seed(url: str) -> None:
-    services = open_services(url)
+async def _seed(url: str, blobs: Path) -> None:
+    services = open_services(url, blob_dir=blobs)
     try:
+        await services.artifact_service.save_artifact(
+            app_name="helper", user_id="mei", filename="user:hello.txt", artifact=Part(text="hi")
+        )
         access = AccessRepository(services.store)
         await access.save_user(User(id="mei"))
         await access.save_resource(
@@ -47,7 +51,7 @@ def _free_port() -> int:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}"
-    asyncio.run(_seed(url))
+    asyncio.run(_seed(url, tmp_path / "blobs"))
     env = {**os.environ, "YUXI_API_DB": url, "YUXI_MODEL": "yuxi-demo"}
     # The key comes from the operator command (in process: one interpreter start less).
     issued = CliRunner().invoke(main, ["api-key", "issue", "--db", url, "--user", "mei"])
@@ -66,6 +70,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
             str(port),
             "--workspaces",
             str(tmp_path / "ws"),
+            "--blobs",
+            str(tmp_path / "blobs"),
         ],
         cwd=REPO,
         env=env,
@@ -124,3 +130,10 @@ def test_served_api_streams_a_run_over_tcp(served: tuple[str, str]) -> None:
         assert last["status"] == "completed"
         openapi = client.get("/openapi.json").json()
         assert "/v1/agents/{agent_id}/sessions/{session_id}/runs" in openapi["paths"]
+
+
+def test_served_api_reads_artifacts_from_its_blob_dir(served: tuple[str, str]) -> None:
+    base, token = served
+    auth = {"Authorization": f"Bearer {token}"}
+    got = httpx.get(f"{base}/v1/agents/helper/artifacts/user:hello.txt", headers=auth, timeout=30)
+    assert got.status_code == 200 and got.content == b"hi"
