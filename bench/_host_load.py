@@ -20,6 +20,7 @@ import httpx
 
 __all__ = [
     "AdkServer",
+    "Audit",
     "LoadResult",
     "Target",
     "TurnResult",
@@ -43,6 +44,7 @@ class TurnResult:
 class LoadResult:
     turns: list[TurnResult] = field(default_factory=list)
     complete: int = 0  # complete turns found in storage afterwards
+    failed_stored: int = 0  # stored turns that end with an error event, nothing dangling
     half_turns: int = 0  # stored invocations that miss a part of a turn
     seconds: float = 0.0  # wall time of the whole load
 
@@ -111,24 +113,44 @@ def _event_failure(event: dict[str, Any]) -> str | None:
     return None
 
 
-def audit_turns(events: list[dict[str, Any]]) -> tuple[int, int]:
-    """(complete turns, half-turns) among a session's stored events. A turn is one
-    invocation holding the user's message, a function call, its response and a final
-    text; an invocation that holds some of it but not all is a half-turn."""
+@dataclass(frozen=True)
+class Audit:
+    """A session's stored invocations, sorted into three kinds."""
+
+    complete: int = 0  # the user's message, a call, its response, a final text
+    failed: int = 0  # ended by a stored error event, no call left without its response
+    half: int = 0  # anything else: a call without response, no answer and no error
+
+
+def _dangling_calls(events: list[dict[str, Any]]) -> set[str]:
+    parts = [p for e in events for p in _parts(e)]
+    calls = {p["functionCall"].get("id") for p in parts if "functionCall" in p}
+    return calls - {p["functionResponse"].get("id") for p in parts if "functionResponse" in p}
+
+
+def audit_turns(events: list[dict[str, Any]]) -> Audit:
+    """Sorts a session's stored events, by invocation, into complete turns, cleanly
+    failed ones and half-turns."""
     by_invocation: dict[str, list[dict[str, Any]]] = {}
     for event in events:
         by_invocation.setdefault(str(event.get("invocationId")), []).append(event)
-    complete = half = 0
+    complete = failed = half = 0
     for group in by_invocation.values():
         parts = [p for e in group for p in _parts(e)]
-        whole = (
-            any(e.get("author") == "user" for e in group)
-            and any("functionCall" in p for p in parts)
-            and any("functionResponse" in p for p in parts)
-            and any(_is_final_text(e) for e in group)
-        )
-        complete, half = (complete + 1, half) if whole else (complete, half + 1)
-    return complete, half
+        asked = any(e.get("author") == "user" for e in group)
+        if _dangling_calls(group) or not asked:
+            half += 1
+        elif group[-1].get("errorCode"):
+            failed += 1
+        elif (
+            any("functionCall" in p for p in parts)
+            and not any(e.get("errorCode") for e in group)
+            and _is_final_text(group[-1])
+        ):
+            complete += 1
+        else:
+            half += 1
+    return Audit(complete, failed, half)
 
 
 def _whole_turn(streamed: list[dict[str, Any]]) -> str | None:
@@ -268,7 +290,8 @@ async def run_load(
         await asyncio.gather(*(user_turns(u, s) for u, s in zip(users, sessions, strict=True)))
         result.seconds = time.perf_counter() - start
         for user, session in zip(users, sessions, strict=True):
-            complete, half = audit_turns(await target.stored_events(client, user, session))
-            result.complete += complete
-            result.half_turns += half
+            audit = audit_turns(await target.stored_events(client, user, session))
+            result.complete += audit.complete
+            result.failed_stored += audit.failed
+            result.half_turns += audit.half
     return result

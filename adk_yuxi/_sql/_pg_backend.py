@@ -2,9 +2,10 @@
 
 Statements are prepared and cached by SQLAlchemy and asyncpg; concurrency rests
 on row locks and constraints, and schema changes on a transaction-level advisory
-lock. Reads run in autocommit: at PostgreSQL's READ COMMITTED every statement takes
-its own snapshot inside a transaction too, so BEGIN and ROLLBACK around a read
-bought nothing but two round trips.
+lock. Reads and single-statement writes run in autocommit: at PostgreSQL's READ
+COMMITTED every statement takes its own snapshot inside a transaction too, and one
+statement is atomic on its own, so BEGIN and COMMIT (or ROLLBACK) around them bought
+nothing but two round trips each.
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ class PostgresBackend(StoreBackend):
     def __init__(self, target: DatabaseTarget, engine: AsyncEngine) -> None:
         super().__init__(target, engine)
         # The same pool; a connection checked out here runs each statement alone.
-        self._reads = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
 
     async def write_one(self, sql: str, params: Params | None) -> int:
-        async with self.engine.begin() as conn:
+        async with self._autocommit.connect() as conn:
             return await PgTx(conn).execute(sql, params)
 
     @asynccontextmanager
@@ -86,7 +87,7 @@ class PostgresBackend(StoreBackend):
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Tx]:
-        async with self._reads.connect() as conn:
+        async with self._autocommit.connect() as conn:
             yield PgTx(conn)
 
     async def lock_schema(self, conn: AsyncConnection) -> None:

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 
 from adk_yuxi._sql import SqlStore
+from adk_yuxi._sql._tx import IntegrityViolation
 from tests.sql_backends import PG_DSN, PG_URL
 
 
@@ -75,5 +76,24 @@ async def test_reads_run_outside_a_transaction_and_writes_inside_one(pg_schema: 
             first = await tx.fetchall("SELECT txid_current()")
             second = await tx.fetchall("SELECT txid_current()")
         assert first[0][0] == second[0][0]  # one transaction for the whole write
+    finally:
+        await store.close()
+
+
+async def test_a_single_statement_write_commits_on_its_own(pg_schema: str) -> None:
+    store = _store(pg_schema, idle_seconds=2.0)
+    try:
+        async with store.write() as tx:
+            await tx.execute("CREATE TABLE t_probe (x int PRIMARY KEY)")
+        assert await store.write_one("INSERT INTO t_probe (x) VALUES (:x)", {"x": 7}) == 1
+        other = await asyncpg.connect(PG_DSN, timeout=3)
+        try:
+            assert await other.fetchval(f"SELECT x FROM {pg_schema}.t_probe") == 7
+        finally:
+            await other.close()
+        with pytest.raises(IntegrityViolation):  # a duplicate: refused, and nothing else changed
+            await store.write_one("INSERT INTO t_probe (x) VALUES (:x)", {"x": 7})
+        async with store.read() as tx:
+            assert (await tx.fetchall("SELECT count(*) FROM t_probe"))[0][0] == 1
     finally:
         await store.close()
