@@ -12,7 +12,7 @@ import asyncio
 import json
 import statistics
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -273,7 +273,12 @@ async def _turn(client: httpx.AsyncClient, target: Target, user: str, session: s
 
 
 async def run_load(
-    base_url: str, target: Target, users: Sequence[str], turns: int, read_timeout: float = 120.0
+    base_url: str,
+    target: Target,
+    users: Sequence[str],
+    turns: int,
+    read_timeout: float = 120.0,
+    on_turns_done: Callable[[], None] | None = None,
 ) -> LoadResult:
     """Every user opens a session, then all post their `turns` turns concurrently (each
     user's one after another); afterwards every session's stored events are audited."""
@@ -289,6 +294,8 @@ async def run_load(
         start = time.perf_counter()
         await asyncio.gather(*(user_turns(u, s) for u, s in zip(users, sessions, strict=True)))
         result.seconds = time.perf_counter() - start
+        if on_turns_done is not None:
+            on_turns_done()  # e.g. read the server's CPU clock before the audit's reads
         for user, session in zip(users, sessions, strict=True):
             audit = audit_turns(await target.stored_events(client, user, session))
             result.complete += audit.complete
