@@ -2,7 +2,10 @@
 
 Statements are prepared and cached by SQLAlchemy and asyncpg; concurrency rests
 on row locks and constraints, and schema changes on a transaction-level advisory
-lock.
+lock. Reads and single-statement writes run in autocommit: at PostgreSQL's READ
+COMMITTED every statement takes its own snapshot inside a transaction too, and one
+statement is atomic on its own, so BEGIN and COMMIT (or ROLLBACK) around them bought
+nothing but two round trips each.
 """
 
 from __future__ import annotations
@@ -13,12 +16,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from sqlalchemy import TextClause, text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ._backend import StoreBackend
 from ._errormap import DRIVER_ERRORS, translate
 from ._tx import Params, Row, Tx
-from .urls import Backend
+from .urls import Backend, DatabaseTarget
 
 # Arbitrary constant key for pg_advisory_xact_lock while creating or migrating.
 _PG_SCHEMA_LOCK_KEY = 0x59_55_58_49
@@ -68,8 +71,13 @@ class PostgresBackend(StoreBackend):
 
     name: Backend = "postgresql"
 
+    def __init__(self, target: DatabaseTarget, engine: AsyncEngine) -> None:
+        super().__init__(target, engine)
+        # The same pool; a connection checked out here runs each statement alone.
+        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+
     async def write_one(self, sql: str, params: Params | None) -> int:
-        async with self.engine.begin() as conn:
+        async with self._autocommit.connect() as conn:
             return await PgTx(conn).execute(sql, params)
 
     @asynccontextmanager
@@ -79,7 +87,7 @@ class PostgresBackend(StoreBackend):
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Tx]:
-        async with self.engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             yield PgTx(conn)
 
     async def lock_schema(self, conn: AsyncConnection) -> None:

@@ -82,6 +82,7 @@ def serve_api(
     """Serve the authenticated host API for agent runs over HTTP."""
     import uvicorn
 
+    import adk_yuxi.tools.builtin  # noqa: F401  (agent configs name the built-in tools)
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.runtime import AgentCatalog
     from services.api import ApiConfig, create_app

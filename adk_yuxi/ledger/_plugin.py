@@ -10,7 +10,9 @@ when due (one short UPDATE) and never holds up the event loop. A renewal that fi
 run taken over marks it lost; the next model or tool call then stops it with
 ``worker_lease_expired``. Outcomes: ``waiting`` when the run paused on a long-running
 call, ``completed`` after a final response, ``cancelled`` when the caller closed it
-early or its task was cancelled, ``failed`` on an error.
+early or its task was cancelled, ``failed`` on an error: an exception, or an error
+event (a model host down or refusing, a model error code) that ended the turn, which
+ADK reports as a final response like any other.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class ActiveRun:
     stopped: type[RunStopped] | None = None
     paused: bool = False
     final: bool = False
+    error: str | None = None  # the first error event's code and message
     renewer: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
@@ -206,6 +209,8 @@ class LedgerPlugin(BasePlugin):
         if active is not None and event.author != "user":
             active.paused = bool(event.long_running_tool_ids)
             active.final = not active.paused and event.is_final_response()
+            if event.error_code and active.error is None:
+                active.error = f"{event.error_code}: {event.error_message or ''}"[:2000]
         return None
 
     async def _stopped(self, invocation_id: str) -> type[RunStopped] | None:
@@ -256,6 +261,8 @@ class LedgerPlugin(BasePlugin):
             await self._close(active, "cancelled", "aborted by the host")
         elif active.paused:
             await self._close(active, "waiting")
+        elif active.error is not None and active.stopped is None:
+            await self._close(active, "failed", active.error)
         elif active.final:
             await self._close(active, "completed")
         else:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from google.adk.sessions import Session
+from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,11 +64,17 @@ def _session(session: Session) -> dict[str, Any]:
     }
 
 
-async def _own_session(request: Request, caller: Caller, agent_id: str, session_id: str) -> Any:
+async def _own_session(
+    request: Request, caller: Caller, agent_id: str, session_id: str, recent: int | None = None
+) -> Any:
+    """The caller's session (404 otherwise), with its last `recent` events (all: None)."""
     host = host_of(request)
     runner = host.runner_for(caller.principal, agent_id)
     session = await host.services.session_service.get_session(
-        app_name=runner.app_name, user_id=caller.user_id, session_id=session_id
+        app_name=runner.app_name,
+        user_id=caller.user_id,
+        session_id=session_id,
+        config=GetSessionConfig(num_recent_events=recent) if recent is not None else None,
     )
     if session is None:
         raise ApiError(404, "not_found", "no such session")
@@ -171,7 +178,8 @@ async def run(
     each with its event id) ending with one `run_status` event. With
     `Idempotency-Key`, a retry starts nothing and streams the first run's events."""
     host = host_of(request)
-    runner, session = await _own_session(request, caller, agent_id, session_id)
+    # The last event only (the idempotency cursor): the Runner reads the whole session.
+    runner, session = await _own_session(request, caller, agent_id, session_id, recent=1)
     if idempotency_key is not None:
         cursor = session.events[-1].id if session.events else None
         key = check_key(idempotency_key)

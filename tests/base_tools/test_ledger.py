@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+from google.adk.models.llm_response import LlmResponse
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
@@ -48,6 +49,20 @@ async def test_outcomes_completed_waiting_failed_cancelled(services: YuxiService
     assert got[waiting.id] == ("waiting", None)
     assert got[failed.id][0] == "failed" and "ScriptExhaustedError" in got[failed.id][1]
     assert got[closed.id][0] == "cancelled"
+
+
+async def test_a_run_ended_by_an_error_event_is_failed_not_completed(
+    services: YuxiServices,
+) -> None:
+    """A model host that is down ends the turn with an error event, which ADK counts as
+    a final response; the ledger records the run as failed, with the code."""
+    down = LlmResponse(error_code="MODEL_UNREACHABLE", error_message="host down")
+    runner, _, _ = make_runner(services, [down])
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    await run(runner, session.id, user_text("hello"))
+    status, error = (await statuses(services))[session.id]
+    assert status == "failed"
+    assert error == "MODEL_UNREACHABLE: host down"
 
 
 async def test_lease_is_renewed_while_the_loop_keeps_running(services: YuxiServices) -> None:

@@ -57,7 +57,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     issued = CliRunner().invoke(main, ["api-key", "issue", "--db", url, "--user", "mei"])
     assert issued.exit_code == 0, issued.output
     token = issued.output.strip()
-    (tmp_path / "helper.yaml").write_text("name: helper\ndescription: Helps.\ntools: []\n")
+    # A built-in tool by name: `yuxi serve api` registers them before reading configs.
+    (tmp_path / "helper.yaml").write_text("name: helper\ndescription: Helps.\ntools: [calculate]\n")
     port = _free_port()
     server = subprocess.Popen(
         [
@@ -113,6 +114,7 @@ def test_served_api_streams_a_run_over_tcp(served: tuple[str, str]) -> None:
         session = client.post("/v1/agents/helper/sessions", headers=auth).json()["id"]
         kinds: list[str] = []
         last: dict[str, object] = {}
+        calls: list[str] = []
         with client.stream(
             "POST",
             f"/v1/agents/helper/sessions/{session}/runs",
@@ -126,8 +128,12 @@ def test_served_api_streams_a_run_over_tcp(served: tuple[str, str]) -> None:
                     kinds.append(line.removeprefix("event: "))
                 elif line.startswith("data: ") and kinds[-1] == "run_status":
                     last = json.loads(line.removeprefix("data: "))
+                elif line.startswith("data: "):
+                    parts = json.loads(line.removeprefix("data: "))["content"]["parts"]
+                    calls += [p["functionCall"]["name"] for p in parts if "functionCall" in p]
         assert kinds[0] == "adk_event" and kinds[-1] == "run_status"
         assert last["status"] == "completed"
+        assert calls == ["calculate"]  # the demo model saw the tool and called it
         openapi = client.get("/openapi.json").json()
         assert "/v1/agents/{agent_id}/sessions/{session_id}/runs" in openapi["paths"]
 

@@ -1,0 +1,99 @@
+"""PostgreSQL connections in the store's pool: a connection killed while it sat idle is
+replaced at checkout (pinged only after idling), and reads run without a transaction."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from sqlalchemy.exc import DBAPIError
+
+from adk_yuxi._sql import SqlStore
+from adk_yuxi._sql._tx import IntegrityViolation
+from tests.sql_backends import PG_DSN, PG_URL
+
+
+def _store(schema: str, idle_seconds: float) -> SqlStore:
+    # One pooled connection, so the second read gets the very connection that was killed.
+    return SqlStore(
+        f"{PG_URL}?schema={schema}",
+        pool_size=1,
+        max_overflow=0,
+        pool_ping_idle_seconds=idle_seconds,
+    )
+
+
+async def _backend_pid(store: SqlStore) -> int:
+    async with store.read() as tx:
+        rows = await tx.fetchall("SELECT pg_backend_pid()")
+    return int(rows[0][0])
+
+
+async def _kill(pid: int) -> None:
+    conn = await asyncpg.connect(PG_DSN, timeout=3)
+    try:
+        assert await conn.fetchval("SELECT pg_terminate_backend($1)", pid)
+    finally:
+        await conn.close()
+
+
+async def test_a_connection_killed_while_idle_is_replaced_at_checkout(pg_schema: str) -> None:
+    store = _store(pg_schema, idle_seconds=0.0)  # every reuse counts as idle: pinged
+    try:
+        first = await _backend_pid(store)
+        await _kill(first)
+        second = await _backend_pid(store)
+        assert second != first
+    finally:
+        await store.close()
+
+
+async def test_without_the_ping_the_dead_connection_reaches_the_caller(pg_schema: str) -> None:
+    """The control: what the idle ping saves a caller from (and the pool recovers)."""
+    store = _store(pg_schema, idle_seconds=3600.0)
+    try:
+        first = await _backend_pid(store)
+        await _kill(first)
+        # (It surfaces as SQLAlchemy's disconnect error, as a mid-request disconnect does.)
+        with pytest.raises(DBAPIError):
+            await _backend_pid(store)
+        assert await _backend_pid(store) != first  # the pool dropped the dead one
+    finally:
+        await store.close()
+
+
+async def test_reads_run_outside_a_transaction_and_writes_inside_one(pg_schema: str) -> None:
+    store = _store(pg_schema, idle_seconds=2.0)
+    try:
+        # No BEGIN around a read: PostgreSQL gives each statement its own transaction.
+        async with store.read() as tx:
+            rows = await tx.fetchall("SELECT current_setting('transaction_isolation')")
+            one = await tx.fetchall("SELECT txid_current()")
+            two = await tx.fetchall("SELECT txid_current()")
+        assert rows[0][0] == "read committed"
+        assert one[0][0] != two[0][0]  # each statement its own transaction
+        async with store.write() as tx:
+            await tx.execute("CREATE TEMP TABLE IF NOT EXISTS t_probe (x int)")
+            first = await tx.fetchall("SELECT txid_current()")
+            second = await tx.fetchall("SELECT txid_current()")
+        assert first[0][0] == second[0][0]  # one transaction for the whole write
+    finally:
+        await store.close()
+
+
+async def test_a_single_statement_write_commits_on_its_own(pg_schema: str) -> None:
+    store = _store(pg_schema, idle_seconds=2.0)
+    try:
+        async with store.write() as tx:
+            await tx.execute("CREATE TABLE t_probe (x int PRIMARY KEY)")
+        assert await store.write_one("INSERT INTO t_probe (x) VALUES (:x)", {"x": 7}) == 1
+        other = await asyncpg.connect(PG_DSN, timeout=3)
+        try:
+            assert await other.fetchval(f"SELECT x FROM {pg_schema}.t_probe") == 7
+        finally:
+            await other.close()
+        with pytest.raises(IntegrityViolation):  # a duplicate: refused, and nothing else changed
+            await store.write_one("INSERT INTO t_probe (x) VALUES (:x)", {"x": 7})
+        async with store.read() as tx:
+            assert (await tx.fetchall("SELECT count(*) FROM t_probe"))[0][0] == 1
+    finally:
+        await store.close()
