@@ -8,17 +8,17 @@ from pathlib import Path
 
 import click
 
-__all__ = ["add_api_commands"]
+__all__ = ["DB_OPTION", "add_api_commands", "database_url"]
 
 DEFAULT_DB = "sqlite+aiosqlite:///.yuxi/platform.db"
 
 
-def _url(db: str) -> str:
+def database_url(db: str) -> str:
     """A database URL, or a plain SQLite file path turned into one."""
     return db if "://" in db else f"sqlite+aiosqlite:///{Path(db).expanduser()}"
 
 
-_DB_OPTION = click.option(
+DB_OPTION = click.option(
     "--db",
     default=lambda: os.environ.get("YUXI_API_DB", DEFAULT_DB),
     show_default="$YUXI_API_DB or " + DEFAULT_DB,
@@ -27,7 +27,7 @@ _DB_OPTION = click.option(
 
 
 @click.command("api")
-@_DB_OPTION
+@DB_OPTION
 @click.option(
     "--agents",
     "agent_paths",
@@ -90,7 +90,7 @@ def serve_api(
     try:
         catalog = AgentCatalog.from_yaml(*agent_paths)
         config = ApiConfig(
-            database_url=_url(db),
+            database_url=database_url(db),
             agents=tuple(catalog.get(name) for name in catalog.names()),
             workspace_root=workspaces,
             blob_dir=blobs,
@@ -111,7 +111,7 @@ def api_key() -> None:
 
 
 @api_key.command("issue")
-@_DB_OPTION
+@DB_OPTION
 @click.option("--user", "user_id", required=True, help="The user the key acts as.")
 @click.option("--by", "issued_by", default=None, help="Issuer (default: the user itself).")
 @click.option("--label", default="", help="A note kept with the key.")
@@ -120,12 +120,12 @@ def issue(
     db: str, user_id: str, issued_by: str | None, label: str, ttl_seconds: float | None
 ) -> None:
     """Print a new key's token (shown once; only its hash is stored)."""
-    from adk_yuxi.apikeys import ApiKeyStore
+    from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyStore
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.storage import open_services
 
     async def work() -> str:
-        services = open_services(_url(db))
+        services = open_services(database_url(db))
         try:
             issued = await ApiKeyStore(services.store).issue(
                 user_id, issued_by=issued_by or user_id, label=label, ttl_seconds=ttl_seconds
@@ -136,6 +136,9 @@ def issue(
 
     try:
         click.echo(asyncio.run(work()))
+    except ApiKeyForbidden as exc:
+        hint = "see `yuxi access user add ID` and `yuxi access user enable ID`"
+        raise click.ClickException(f"{exc} ({hint})") from None
     except (YuxiError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 
