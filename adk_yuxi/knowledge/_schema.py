@@ -1,4 +1,4 @@
-"""The knowledge tables: bases, files, parsed text, chunks and their full-text index.
+"""The knowledge tables: bases, files, parsed text, chunks and their term data.
 
 The ``knowledge`` part of the schema's migration home, registered when this package is
 imported, so every store applies it on its next ``ready()``. Base and file rows carry
@@ -8,8 +8,12 @@ no rights: who may read a knowledge base is its share config in ``yx_resources``
 
 from __future__ import annotations
 
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
 from .._sql import Migration, SchemaPart, Step, register_schema_part
 from .._sql.urls import Backend
+from ._terms import chunk_terms
 
 __all__ = ["KNOWLEDGE_DDL", "KNOWLEDGE_SCHEMA"]
 
@@ -95,11 +99,65 @@ async def _rank_on_body(m: Migration) -> None:
     )
 
 
+_TERM_COLUMNS: dict[Backend, list[str]] = {
+    "sqlite": [
+        "DROP TRIGGER IF EXISTS yx_kb_chunks_ai",
+        "DROP TRIGGER IF EXISTS yx_kb_chunks_ad",
+        "DROP TABLE IF EXISTS yx_kb_chunks_vocab",
+        "DROP TABLE IF EXISTS yx_kb_chunks_fts",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN scope",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN body",
+        "ALTER TABLE yx_kb_chunks ADD COLUMN term_count INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE yx_kb_chunks ADD COLUMN term_keys BLOB NOT NULL DEFAULT x''",
+        "ALTER TABLE yx_kb_chunks ADD COLUMN term_freqs BLOB NOT NULL DEFAULT x''",
+    ],
+    "postgresql": [
+        "DROP INDEX IF EXISTS ix_yx_kb_chunks_tsv",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN tsv, DROP COLUMN scope, DROP COLUMN body,"
+        " ADD COLUMN term_count INTEGER NOT NULL DEFAULT 0,"
+        " ADD COLUMN term_keys BYTEA NOT NULL DEFAULT ''::bytea,"
+        " ADD COLUMN term_freqs BYTEA NOT NULL DEFAULT ''::bytea",
+    ],
+}
+_TERM_COMMON = [
+    "ALTER TABLE yx_kb_bases ADD COLUMN revision TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX IF NOT EXISTS ix_yx_kb_chunks_kb ON yx_kb_chunks (kb_id, file_id, cid)",
+]
+
+
+def _backfill_terms(conn: Connection) -> None:
+    select = text("SELECT cid, content FROM yx_kb_chunks ORDER BY cid")
+    update = text(
+        "UPDATE yx_kb_chunks SET term_count = :n, term_keys = :keys, term_freqs = :freqs"
+        " WHERE cid = :cid"
+    )
+    rows = conn.execute(select).all()
+    for at in range(0, len(rows), 1000):
+        batch = []
+        for cid, content in rows[at : at + 1000]:
+            terms = chunk_terms(content)
+            batch.append(
+                {"cid": cid, "n": terms.length, "keys": terms.key_bytes(),
+                 "freqs": terms.freq_bytes()}
+            )  # fmt: skip
+        conn.execute(update, batch)
+
+
+async def _term_index(m: Migration) -> None:
+    # The in-memory BM25 index (`_index`) replaces FTS5 / tsvector: each chunk keeps its
+    # term keys and frequencies instead, and each base a revision that every write changes.
+    await m.run_ddl(_TERM_COLUMNS)
+    for statement in _TERM_COMMON:
+        await m.execute(statement)
+    await m.run_sync(_backfill_terms)
+
+
 KNOWLEDGE_SCHEMA = SchemaPart(
     "knowledge",
     (
         Step(1, "knowledge bases, files, parsed text, chunks and their full-text index", _baseline),
         Step(2, "FTS5 rank = BM25 over the chunk body", _rank_on_body),
+        Step(3, "per-chunk term keys for the in-memory index; base revisions", _term_index),
     ),
 )
 register_schema_part(KNOWLEDGE_SCHEMA)

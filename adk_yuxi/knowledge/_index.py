@@ -1,0 +1,203 @@
+"""An in-memory BM25 index of one knowledge base, with exact top-k by MaxScore pruning.
+
+Built from the per-chunk term data ingest stored (sorted 64-bit keys and their
+frequencies), so building is array work, not tokenising. Postings are one CSC layout:
+per term a sorted run of document numbers and the precomputed BM25 impact of the term
+in each. Scores are bm25s's default ("lucene": idf ``log(1 + (N - df + .5) / (df + .5))``,
+``tf / (tf + k1 (1 - b + b dl / avgdl))``, k1 1.5, b 0.75), so rankings equal bm25s's.
+
+A query first scores the best few documents of its strongest term to get a threshold,
+then only the terms whose upper bounds together can reach it ("essential") produce
+candidates; a candidate is completed over the other terms only if its bound still can.
+Common words therefore cost little when a rarer word is in the query. Documents are
+numbered by file, so one file is one contiguous range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._terms import CJK_KEY_LIMIT
+
+__all__ = ["Bm25Index", "IndexRows"]
+
+K1 = 1.5
+B = 0.75
+_POSITION_BITS = 26  # CJK keys are below 2**37: key << 26 | position fits in 63 bits
+_SEED_PER_HIT = 4
+_DENSE_SHARE = 16  # accumulate densely once the candidates' postings exceed N / 16
+
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class IndexRows:
+    """Chunk rows ordered by file, then chunk id: what the index is built from."""
+
+    cids: Sequence[int]
+    file_ids: Sequence[str]
+    lengths: Sequence[int]
+    keys: Sequence[bytes]
+    freqs: Sequence[bytes]
+
+
+def _posting_order(keys: Ints) -> Ints:
+    """Positions of the postings sorted by key, positions ascending within a key."""
+    cjk = np.flatnonzero(keys < CJK_KEY_LIMIT)
+    rest = np.flatnonzero(keys >= CJK_KEY_LIMIT)
+    if len(keys) < (1 << _POSITION_BITS):
+        # One SIMD sort of packed (key, position) instead of a stable argsort.
+        packed = np.sort((keys[cjk] << _POSITION_BITS) | cjk)
+        cjk = packed & ((1 << _POSITION_BITS) - 1)
+    else:
+        cjk = cjk[np.argsort(keys[cjk], kind="stable")]
+    rest = rest[np.argsort(keys[rest], kind="stable")]
+    return np.concatenate([cjk, rest])
+
+
+class Bm25Index:
+    def __init__(self, rows: IndexRows) -> None:
+        n = len(rows.cids)
+        self.cids = np.array(rows.cids, dtype=np.int64)
+        self.n_docs = n
+        self.files: dict[str, tuple[int, int]] = {}
+        for doc, file_id in enumerate(rows.file_ids):
+            low, _ = self.files.get(file_id, (doc, doc))
+            self.files[file_id] = (low, doc + 1)
+        keys = np.frombuffer(b"".join(rows.keys), dtype="<i8").astype(np.int64)
+        freqs = np.frombuffer(b"".join(rows.freqs), dtype="<u2")
+        per_doc = np.array([len(k) // 8 for k in rows.keys], dtype=np.int64)
+        doc_of = np.repeat(np.arange(n, dtype=np.int32), per_doc)
+        order = _posting_order(keys)
+        keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else order
+        self.terms: Ints = keys[starts]
+        self.indptr: Ints = np.r_[starts, len(keys)].astype(np.int64)
+        self.docs = doc_of[order]
+        lengths = np.array(rows.lengths, dtype=np.float64)
+        avg = float(lengths.mean()) if n and lengths.sum() else 1.0
+        df = np.diff(self.indptr).astype(np.float64)
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        tf = freqs[order].astype(np.float64)
+        norm = K1 * (1 - B + B * lengths[self.docs] / avg)
+        term_of = np.repeat(np.arange(len(self.terms)), np.diff(self.indptr))
+        self.impacts = (idf[term_of] * tf / (tf + norm)).astype(np.float32)
+        self.upper = (
+            np.maximum.reduceat(self.impacts, starts).astype(np.float64)
+            if len(keys)
+            else np.zeros(0)
+        )
+
+    @property
+    def nbytes(self) -> int:
+        return sum(
+            a.nbytes
+            for a in (self.cids, self.terms, self.indptr, self.docs, self.impacts, self.upper)
+        ) + 120 * len(self.files)
+
+    def search(
+        self, query: Sequence[int], k: int, file_id: str | None = None
+    ) -> list[tuple[int, float]]:
+        """The top ``k`` (chunk id, score) pairs for these term keys, best first."""
+        low, high = 0, self.n_docs
+        if file_id is not None:
+            if file_id not in self.files:
+                return []
+            low, high = self.files[file_id]
+        lists = self._lists(query, low, high)
+        if not lists or k <= 0:
+            return []
+        docs, scores = _top(lists, k, self.n_docs)
+        return [(int(self.cids[d]), float(s)) for d, s in zip(docs, scores, strict=True)]
+
+    def _lists(self, query: Sequence[int], low: int, high: int) -> list[_Postings]:
+        if not len(self.terms):
+            return []
+        keys = np.array(list(dict.fromkeys(query)), dtype=np.int64)
+        at = np.searchsorted(self.terms, keys)
+        last = len(self.terms) - 1
+        found = at[(at <= last) & (self.terms[np.minimum(at, last)] == keys)]
+        lists = []
+        for term in found.tolist():
+            start, end = int(self.indptr[term]), int(self.indptr[term + 1])
+            docs = self.docs[start:end]
+            if low > 0 or high < self.n_docs:
+                a, b = np.searchsorted(docs, [low, high])
+                start, end, docs = start + a, start + b, docs[a:b]
+            if end > start:
+                lists.append(_Postings(docs, self.impacts[start:end], float(self.upper[term])))
+        return lists
+
+
+@dataclass(frozen=True)
+class _Postings:
+    docs: npt.NDArray[np.int32]
+    impacts: npt.NDArray[np.float32]
+    upper: float
+
+
+def _complete(docs: Ints, scores: Floats, lists: Sequence[_Postings]) -> Floats:
+    """Adds each list's impact to the documents it contains."""
+    for p in lists:
+        at = np.searchsorted(p.docs, docs)
+        at = np.minimum(at, len(p.docs) - 1)
+        hit = p.docs[at] == docs
+        scores = scores + np.where(hit, p.impacts[at], 0.0)
+    return scores
+
+
+def _union(lists: Sequence[_Postings], n_docs: int) -> tuple[Ints, Floats]:
+    """The documents of these lists and their summed impacts."""
+    if len(lists) == 1:
+        return lists[0].docs.astype(np.int64), lists[0].impacts.astype(np.float64)
+    docs = np.concatenate([p.docs for p in lists])
+    weights = np.concatenate([p.impacts for p in lists]).astype(np.float64)
+    if len(docs) * _DENSE_SHARE > n_docs:
+        dense = np.bincount(docs, weights=weights, minlength=n_docs)
+        found = np.flatnonzero(dense)  # every impact is positive
+        return found.astype(np.int64), dense[found].astype(np.float64)
+    found, inverse = np.unique(docs, return_inverse=True)
+    return found.astype(np.int64), np.bincount(inverse, weights=weights).astype(np.float64)
+
+
+def _best(docs: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
+    """The best ``k``: score descending, document number ascending among equals."""
+    if len(docs) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        keep = scores >= kth
+        docs, scores = docs[keep], scores[keep]
+    order = np.lexsort((docs, -scores))[:k]
+    return docs[order], scores[order]
+
+
+def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
+    lists = sorted(lists, key=lambda p: -p.upper)
+    strongest = lists[0]
+    seed = strongest.docs.astype(np.int64)
+    if len(seed) > k * _SEED_PER_HIT:
+        seed = seed[np.argpartition(-strongest.impacts, k * _SEED_PER_HIT)[: k * _SEED_PER_HIT]]
+        seed.sort()
+    seed_scores = _complete(seed, np.zeros(len(seed)), lists)
+    threshold = 0.0
+    if len(seed) >= k:
+        threshold = float(np.partition(seed_scores, len(seed) - k)[len(seed) - k])
+    # Terms whose bounds together stay below the threshold only rescore: a document
+    # found in none of the others cannot enter the top k.
+    margin = threshold * (1 - 1e-9) - 1e-12
+    essential, rest = len(lists), 0.0
+    while essential > 1 and rest + lists[essential - 1].upper < margin:
+        rest += lists[essential - 1].upper
+        essential -= 1
+    docs, scores = _union(lists[:essential], n_docs)
+    keep = scores + rest >= margin
+    docs, scores = docs[keep], scores[keep]
+    scores = _complete(docs, scores, lists[essential:])
+    all_docs = np.concatenate([seed, docs])
+    all_scores = np.concatenate([seed_scores, scores])
+    unique, first = np.unique(all_docs, return_index=True)
+    return _best(unique, all_scores[first], k)

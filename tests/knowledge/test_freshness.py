@@ -1,0 +1,160 @@
+"""The search index never answers from a stale base: writes by another store object or
+another process are seen at the next query; a migrated database is searchable."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from adk_yuxi._sql import SchemaPart
+from adk_yuxi._sql.schema import PLATFORM
+from adk_yuxi._sql.store import SqlStore
+from adk_yuxi.knowledge import KnowledgeStore, TerminalProgress
+from adk_yuxi.knowledge._schema import KNOWLEDGE_SCHEMA
+
+from .conftest import Platform
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_WRITER = """
+import asyncio, sys
+from adk_yuxi.knowledge import KnowledgeStore, TerminalProgress
+
+async def main(url, action, *args):
+    store = KnowledgeStore(url)
+    try:
+        if action == "ingest":
+            await store.ingest("kb", args[1].encode(), name=args[0])
+        else:
+            await store.delete_file("kb", args[0])
+    finally:
+        await store.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def _in_another_process(url: str, *args: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _WRITER, url, *args, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+
+
+async def test_writes_of_another_store_object_are_seen(platform: Platform) -> None:
+    reader = platform.store
+    await reader.create_kb("KB", creator_id="admin", kb_id="kb")
+    writer = KnowledgeStore(platform.store.store.engine)
+    try:
+        first = await writer.ingest("kb", b"the walrus sleeps on ice", name="a.txt")
+        assert [h.file_id for h in await reader.query("kb", "walrus")] == [first.file_id]
+        assert reader.index_bytes > 0
+        await writer.ingest("kb", b"a narwhal swims under ice", name="b.txt")
+        assert [h.file_name for h in await reader.query("kb", "narwhal")] == ["b.txt"]
+        # Re-ingest under the same name: the old words are gone, the new ones found.
+        await writer.ingest("kb", b"the walrus moved to the beach", name="a.txt")
+        assert await reader.query("kb", "sleeps") == []
+        assert [h.content for h in await reader.query("kb", "beach")] == [
+            "the walrus moved to the beach"
+        ]
+        await writer.delete_file("kb", first.file_id)
+        assert await reader.query("kb", "walrus") == []
+        assert [h.file_name for h in await reader.query("kb", "ice")] == ["b.txt"]
+        await writer.delete_kb("kb")
+        assert await reader.query("kb", "ice") == []
+    finally:
+        await writer.close()
+
+
+async def test_writes_of_another_process_are_seen(platform: Platform, db_url: str) -> None:
+    store = platform.store
+    await store.create_kb("KB", creator_id="admin", kb_id="kb")
+    keep = await store.ingest("kb", "极光出现在北方的天空".encode(), name="keep.md")
+    gone = await store.ingest("kb", b"penguins march in winter", name="gone.md")
+    assert len(await store.query("kb", "penguins")) == 1  # index built
+    url = db_url
+    await _in_another_process(url, "ingest", "new.md", "冰川缓慢移动 glaciers move slowly")
+    assert [h.file_name for h in await store.query("kb", "冰川移动")] == ["new.md"]
+    await _in_another_process(url, "delete", gone.file_id)
+    assert await store.query("kb", "penguins") == []
+    hits = await store.query("kb", "极光", file_id=keep.file_id)
+    assert [h.file_id for h in hits] == [keep.file_id]
+
+
+async def test_file_filter_and_failed_reingest_on_the_index(platform: Platform) -> None:
+    store = platform.store
+    await store.create_kb("KB", creator_id="admin", kb_id="kb")
+    a = await store.ingest("kb", b"alpha shared term one\n\nmore alpha text", name="a.txt")
+    b = await store.ingest("kb", b"beta shared term two", name="b.txt")
+    assert {h.file_id for h in await store.query("kb", "shared")} == {a.file_id, b.file_id}
+    assert {h.file_id for h in await store.query("kb", "shared", file_id=b.file_id)} == {b.file_id}
+    assert await store.query("kb", "alpha", file_id=b.file_id) == []
+    assert await store.query("kb", "shared", file_id="f_missing") == []
+
+    class Broken(Exception):
+        pass
+
+    class FailWhileIndexing(TerminalProgress):
+        def advance(self, amount: int) -> None:
+            if self._stage == "indexing chunks":
+                raise Broken
+
+    # A failure inside the replacing transaction (after the old chunks were deleted
+    # there) rolls everything back: the old version stays, in the database and index.
+    with pytest.raises(Broken):
+        progress = FailWhileIndexing("b.txt", io.StringIO())
+        await store.ingest("kb", b"gamma replaces beta", name="b.txt", progress=progress)
+    other = KnowledgeStore(store.store.engine)
+    try:
+        for reader in (store, other):
+            assert await reader.query("kb", "gamma") == []
+            assert [h.file_id for h in await reader.query("kb", "beta")] == [b.file_id]
+    finally:
+        await other.close()
+
+
+async def test_a_database_of_the_previous_schema_is_migrated(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    old = SqlStore(url)
+    await old.migrate((PLATFORM, SchemaPart("knowledge", KNOWLEDGE_SCHEMA.steps[:2])))
+    await old.close()  # (its write() would apply every registered step)
+    with sqlite3.connect(tmp_path / "old.db") as conn:
+        conn.execute(
+            "INSERT INTO yx_kb_bases (kb_id, name, description, created_at)"
+            " VALUES ('kb', 'Old', '', 0)"
+        )
+        conn.execute(
+            "INSERT INTO yx_kb_files (file_id, kb_id, name, mime_type, size, sha256,"
+            " total_lines, chunk_count, version, updated_at)"
+            " VALUES ('f1', 'kb', 'old.md', 'text/markdown', 10, 'x', 3, 2, 1, 0)"
+        )
+        for seq, content in enumerate(["旧的数据库文档", "legacy lighthouse notes"]):
+            conn.execute(
+                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line,"
+                " content, scope, body) VALUES ('f1', 'kb', ?, 1, 1, ?, 's', 'b')",
+                (seq, content),
+            )
+
+    store = KnowledgeStore(url)
+    try:
+        await store.prepare()
+        async with store.store.read() as tx:
+            names = {r[0] for r in await tx.fetchall("SELECT name FROM sqlite_master")}
+            version = await tx.fetchone(
+                "SELECT version FROM yx_schema_version WHERE name = 'knowledge'"
+            )
+        assert "yx_kb_chunks_fts" not in names and version == (KNOWLEDGE_SCHEMA.version,)
+        assert [h.content for h in await store.query("kb", "数据库")] == ["旧的数据库文档"]
+        assert [h.seq for h in await store.query("kb", "lighthouse")] == [1]
+        await store.ingest("kb", b"new lighthouse keeper", name="new.md")
+        assert len(await store.query("kb", "lighthouse")) == 2
+    finally:
+        await store.close()
