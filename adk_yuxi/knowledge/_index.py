@@ -46,18 +46,22 @@ class IndexRows:
     freqs: Sequence[bytes]
 
 
-def _posting_order(keys: Ints) -> Ints:
-    """Positions of the postings sorted by key, positions ascending within a key."""
-    cjk = np.flatnonzero(keys < CJK_KEY_LIMIT)
-    rest = np.flatnonzero(keys >= CJK_KEY_LIMIT)
+def _posting_order(keys: npt.NDArray[np.int64]) -> tuple[Ints, Ints]:
+    """The keys sorted, and the positions they came from (ascending within a key)."""
+    is_cjk = keys < CJK_KEY_LIMIT
+    cjk = np.flatnonzero(is_cjk)
     if len(keys) < (1 << _POSITION_BITS):
         # One SIMD sort of packed (key, position) instead of a stable argsort.
-        packed = np.sort((keys[cjk] << _POSITION_BITS) | cjk)
-        cjk = packed & ((1 << _POSITION_BITS) - 1)
+        packed = (keys[cjk] << _POSITION_BITS) | cjk
+        del cjk
+        packed.sort()
+        cjk_keys, cjk = packed >> _POSITION_BITS, packed & ((1 << _POSITION_BITS) - 1)
     else:
         cjk = cjk[np.argsort(keys[cjk], kind="stable")]
+        cjk_keys = keys[cjk]
+    rest = np.flatnonzero(~is_cjk)
     rest = rest[np.argsort(keys[rest], kind="stable")]
-    return np.concatenate([cjk, rest])
+    return np.concatenate([cjk_keys, keys[rest]]), np.concatenate([cjk, rest])
 
 
 class Bm25Index:
@@ -69,28 +73,26 @@ class Bm25Index:
         for doc, file_id in enumerate(rows.file_ids):
             low, _ = self.files.get(file_id, (doc, doc))
             self.files[file_id] = (low, doc + 1)
-        keys = np.frombuffer(b"".join(rows.keys), dtype="<i8").astype(np.int64)
-        freqs = np.frombuffer(b"".join(rows.freqs), dtype="<u2")
         per_doc = np.array([len(k) // 8 for k in rows.keys], dtype=np.int64)
-        doc_of = np.repeat(np.arange(n, dtype=np.int32), per_doc)
-        order = _posting_order(keys)
-        keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else order
+        keys, order = _posting_order(np.frombuffer(b"".join(rows.keys), dtype="<i8"))
+        starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        starts = np.concatenate([np.zeros(min(len(keys), 1), dtype=np.int64), starts])
         self.terms: Ints = keys[starts]
-        self.indptr: Ints = np.r_[starts, len(keys)].astype(np.int64)
-        self.docs = doc_of[order]
+        del keys
+        self.indptr: Ints = np.append(starts, len(order)).astype(np.int64)
+        counts = np.diff(self.indptr)
+        self.docs = np.repeat(np.arange(n, dtype=np.int32), per_doc)[order]
+        tf = np.frombuffer(b"".join(rows.freqs), dtype="<u2")[order].astype(np.float32)
+        del order
         lengths = np.array(rows.lengths, dtype=np.float64)
         avg = float(lengths.mean()) if n and lengths.sum() else 1.0
-        df = np.diff(self.indptr).astype(np.float64)
-        idf = np.log1p((n - df + 0.5) / (df + 0.5))
-        tf = freqs[order].astype(np.float64)
-        norm = K1 * (1 - B + B * lengths[self.docs] / avg)
-        term_of = np.repeat(np.arange(len(self.terms)), np.diff(self.indptr))
-        self.impacts = (idf[term_of] * tf / (tf + norm)).astype(np.float32)
+        norm = (K1 * (1 - B + B * lengths / avg)).astype(np.float32)
+        idf = np.log1p((n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
+        tf /= tf + norm[self.docs]
+        tf *= np.repeat(idf, counts)
+        self.impacts: npt.NDArray[np.float32] = tf
         self.upper = (
-            np.maximum.reduceat(self.impacts, starts).astype(np.float64)
-            if len(keys)
-            else np.zeros(0)
+            np.maximum.reduceat(tf, starts).astype(np.float64) if len(tf) else np.zeros(0)
         )
 
     @property
@@ -141,14 +143,23 @@ class _Postings:
     upper: float
 
 
-def _complete(docs: Ints, scores: Floats, lists: Sequence[_Postings]) -> Floats:
-    """Adds each list's impact to the documents it contains."""
+def _complete(
+    docs: Ints, scores: Floats, lists: Sequence[_Postings], margin: float = -1.0
+) -> tuple[Ints, Floats]:
+    """Adds each list's impact to the documents it contains, strongest list first,
+    dropping a document as soon as even the remaining lists' bounds cannot lift it to
+    ``margin``."""
+    remaining = sum(p.upper for p in lists)
     for p in lists:
         at = np.searchsorted(p.docs, docs)
         at = np.minimum(at, len(p.docs) - 1)
         hit = p.docs[at] == docs
         scores = scores + np.where(hit, p.impacts[at], 0.0)
-    return scores
+        remaining -= p.upper
+        if margin > 0:
+            keep = scores + remaining >= margin
+            docs, scores = docs[keep], scores[keep]
+    return docs, scores
 
 
 def _union(lists: Sequence[_Postings], n_docs: int) -> tuple[Ints, Floats]:
@@ -175,14 +186,26 @@ def _best(docs: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
     return docs[order], scores[order]
 
 
+def _seed(lists: Sequence[_Postings], want: int) -> Ints:
+    """The highest-impact documents of the strongest lists, at least ``want`` of them
+    when the lists hold that many: their exact scores give the first threshold."""
+    picked: list[Ints] = []
+    total = 0
+    for p in lists:
+        docs = p.docs.astype(np.int64)
+        if len(docs) > want:
+            docs = docs[np.argpartition(-p.impacts, want)[:want]]
+        picked.append(docs)
+        total += len(docs)
+        if total >= want:
+            break
+    return np.unique(np.concatenate(picked))
+
+
 def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
     lists = sorted(lists, key=lambda p: -p.upper)
-    strongest = lists[0]
-    seed = strongest.docs.astype(np.int64)
-    if len(seed) > k * _SEED_PER_HIT:
-        seed = seed[np.argpartition(-strongest.impacts, k * _SEED_PER_HIT)[: k * _SEED_PER_HIT]]
-        seed.sort()
-    seed_scores = _complete(seed, np.zeros(len(seed)), lists)
+    seed = _seed(lists, k * _SEED_PER_HIT)
+    seed, seed_scores = _complete(seed, np.zeros(len(seed)), lists)
     threshold = 0.0
     if len(seed) >= k:
         threshold = float(np.partition(seed_scores, len(seed) - k)[len(seed) - k])
@@ -195,8 +218,7 @@ def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
         essential -= 1
     docs, scores = _union(lists[:essential], n_docs)
     keep = scores + rest >= margin
-    docs, scores = docs[keep], scores[keep]
-    scores = _complete(docs, scores, lists[essential:])
+    docs, scores = _complete(docs[keep], scores[keep], lists[essential:], margin)
     all_docs = np.concatenate([seed, docs])
     all_scores = np.concatenate([seed_scores, scores])
     unique, first = np.unique(all_docs, return_index=True)

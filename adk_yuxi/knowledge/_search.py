@@ -140,23 +140,26 @@ async def _fetch(
                 "SELECT revision FROM yx_kb_bases WHERE kb_id = :kb", {"kb": kb_id}
             )
             return (None if row is None else str(row[0])), []
+        # One statement, one snapshot: the revision row, then the chunks by primary key.
         rows = await tx.fetchall(
-            "SELECT b.revision, c.cid, c.file_id, f.name, c.seq, c.start_line, c.end_line,"
-            " c.content FROM yx_kb_bases b"
-            " LEFT JOIN yx_kb_chunks c ON c.kb_id = b.kb_id AND c.cid IN"
-            f" ({', '.join(f':c{i}' for i in range(len(ranked)))})"
-            " LEFT JOIN yx_kb_files f ON f.file_id = c.file_id WHERE b.kb_id = :kb",
+            "SELECT revision, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+            " FROM yx_kb_bases WHERE kb_id = :kb UNION ALL"
+            " SELECT NULL, c.cid, c.kb_id, c.file_id, f.name, c.seq, c.start_line, c.end_line,"
+            " c.content FROM yx_kb_chunks c JOIN yx_kb_files f ON f.file_id = c.file_id"
+            f" WHERE c.cid IN ({', '.join(f':c{i}' for i in range(len(ranked)))})",
             params,
         )
-    if not rows:
+    revisions = [r[0] for r in rows if r[1] is None]
+    if not revisions:
         return None, []
-    found = {int(r[1]): r for r in rows if r[1] is not None and r[3] is not None}
+    # Chunk ids are never reused, so these are this base's; the check costs nothing.
+    found = {int(r[1]): r for r in rows if r[1] is not None and r[2] == kb_id}
     hits = [
         ChunkHit(
-            kb_id=kb_id, file_id=r[2], file_name=r[3], seq=int(r[4]), start_line=int(r[5]),
-            end_line=int(r[6]), content=r[7], score=score,
+            kb_id=kb_id, file_id=r[3], file_name=r[4], seq=int(r[5]), start_line=int(r[6]),
+            end_line=int(r[7]), content=r[8], score=score,
         )
         for cid, score in ranked
         if (r := found.get(cid)) is not None
     ]  # fmt: skip
-    return str(rows[0][0]), hits
+    return str(revisions[0]), hits
