@@ -91,9 +91,7 @@ class Bm25Index:
         tf /= tf + norm[self.docs]
         tf *= np.repeat(idf, counts)
         self.impacts: npt.NDArray[np.float32] = tf
-        self.upper = (
-            np.maximum.reduceat(tf, starts).astype(np.float64) if len(tf) else np.zeros(0)
-        )
+        self.upper = np.maximum.reduceat(tf, starts).astype(np.float64) if len(tf) else np.zeros(0)
 
     @property
     def nbytes(self) -> int:
