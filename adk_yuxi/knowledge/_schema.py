@@ -99,7 +99,16 @@ async def _rank_on_body(m: Migration) -> None:
     )
 
 
-_TERM_COLUMNS: dict[Backend, list[str]] = {
+_TERMS_TABLE = """
+      kb_id TEXT NOT NULL,
+      file_id TEXT NOT NULL,
+      term_count INTEGER NOT NULL,
+      term_keys {blob} NOT NULL,
+      term_freqs {blob} NOT NULL)"""
+
+# Term data in a table of its own: chunk rows stay small (a hit's row is one page read),
+# and building an index reads only this table.
+_TERM_TABLES: dict[Backend, list[str]] = {
     "sqlite": [
         "DROP TRIGGER IF EXISTS yx_kb_chunks_ai",
         "DROP TRIGGER IF EXISTS yx_kb_chunks_ad",
@@ -107,46 +116,43 @@ _TERM_COLUMNS: dict[Backend, list[str]] = {
         "DROP TABLE IF EXISTS yx_kb_chunks_fts",
         "ALTER TABLE yx_kb_chunks DROP COLUMN scope",
         "ALTER TABLE yx_kb_chunks DROP COLUMN body",
-        "ALTER TABLE yx_kb_chunks ADD COLUMN term_count INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE yx_kb_chunks ADD COLUMN term_keys BLOB NOT NULL DEFAULT x''",
-        "ALTER TABLE yx_kb_chunks ADD COLUMN term_freqs BLOB NOT NULL DEFAULT x''",
+        "CREATE TABLE yx_kb_terms (cid INTEGER PRIMARY KEY," + _TERMS_TABLE.format(blob="BLOB"),
     ],
     "postgresql": [
         "DROP INDEX IF EXISTS ix_yx_kb_chunks_tsv",
-        "ALTER TABLE yx_kb_chunks DROP COLUMN tsv, DROP COLUMN scope, DROP COLUMN body,"
-        " ADD COLUMN term_count INTEGER NOT NULL DEFAULT 0,"
-        " ADD COLUMN term_keys BYTEA NOT NULL DEFAULT ''::bytea,"
-        " ADD COLUMN term_freqs BYTEA NOT NULL DEFAULT ''::bytea",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN tsv, DROP COLUMN scope, DROP COLUMN body",
+        "CREATE TABLE yx_kb_terms (cid BIGINT PRIMARY KEY," + _TERMS_TABLE.format(blob="BYTEA"),
     ],
 }
 _TERM_COMMON = [
     "ALTER TABLE yx_kb_bases ADD COLUMN revision TEXT NOT NULL DEFAULT ''",
-    "CREATE INDEX IF NOT EXISTS ix_yx_kb_chunks_kb ON yx_kb_chunks (kb_id, file_id, cid)",
+    "CREATE INDEX ix_yx_kb_terms_kb ON yx_kb_terms (kb_id, file_id, cid)",
+    "CREATE INDEX ix_yx_kb_terms_file ON yx_kb_terms (file_id)",
 ]
 
 
 def _backfill_terms(conn: Connection) -> None:
-    select = text("SELECT cid, content FROM yx_kb_chunks ORDER BY cid")
-    update = text(
-        "UPDATE yx_kb_chunks SET term_count = :n, term_keys = :keys, term_freqs = :freqs"
-        " WHERE cid = :cid"
+    select = text("SELECT cid, kb_id, file_id, content FROM yx_kb_chunks ORDER BY cid")
+    insert = text(
+        "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
+        " VALUES (:cid, :kb, :f, :n, :keys, :freqs)"
     )
     rows = conn.execute(select).all()
     for at in range(0, len(rows), 1000):
         batch = []
-        for cid, content in rows[at : at + 1000]:
+        for cid, kb_id, file_id, content in rows[at : at + 1000]:
             terms = chunk_terms(content)
             batch.append(
-                {"cid": cid, "n": terms.length, "keys": terms.key_bytes(),
-                 "freqs": terms.freq_bytes()}
+                {"cid": cid, "kb": kb_id, "f": file_id, "n": terms.length,
+                 "keys": terms.key_bytes(), "freqs": terms.freq_bytes()}
             )  # fmt: skip
-        conn.execute(update, batch)
+        conn.execute(insert, batch)
 
 
 async def _term_index(m: Migration) -> None:
-    # The in-memory BM25 index (`_index`) replaces FTS5 / tsvector: each chunk keeps its
+    # The in-memory BM25 index (`_index`) replaces FTS5 / tsvector: each chunk has a row of
     # term keys and frequencies instead, and each base a revision that every write changes.
-    await m.run_ddl(_TERM_COLUMNS)
+    await m.run_ddl(_TERM_TABLES)
     for statement in _TERM_COMMON:
         await m.execute(statement)
     await m.run_sync(_backfill_terms)

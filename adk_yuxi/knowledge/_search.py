@@ -99,7 +99,7 @@ class KnowledgeSearch:
                     self.forget(kb_id)
                     return None
                 rows = await tx.fetchall(
-                    "SELECT cid, file_id, term_count, term_keys, term_freqs FROM yx_kb_chunks"
+                    "SELECT cid, file_id, term_count, term_keys, term_freqs FROM yx_kb_terms"
                     " WHERE kb_id = :kb ORDER BY file_id, cid",
                     {"kb": kb_id},
                 )

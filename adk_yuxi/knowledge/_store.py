@@ -192,6 +192,7 @@ class KnowledgeStore:
             if not await tx.execute("DELETE FROM yx_kb_bases WHERE kb_id = :id", {"id": kb_id}):
                 raise UnknownKnowledgeBaseError(kb_id)
             # Explicit, so nothing depends on the connection's foreign-key setting.
+            await tx.execute("DELETE FROM yx_kb_terms WHERE kb_id = :id", {"id": kb_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE kb_id = :id", {"id": kb_id})
             await tx.execute(
                 "DELETE FROM yx_kb_texts WHERE file_id IN"
@@ -259,6 +260,7 @@ class KnowledgeStore:
             # First, so concurrent ingests into one base queue on its row (PostgreSQL).
             await _touch(tx, kb_id)
             file_id = await self._upsert_file(tx, meta)
+            await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
             await tx.execute(
@@ -309,12 +311,20 @@ class KnowledgeStore:
         for at in range(0, len(chunks), _BATCH):
             batch = chunks[at : at + _BATCH]
             await tx.executemany(
-                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content,"
-                " term_count, term_keys, term_freqs)"
-                " VALUES (:f, :kb, :seq, :start, :end, :content, :n, :keys, :freqs)",
+                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content)"
+                " VALUES (:f, :kb, :seq, :start, :end, :content)",
                 [
                     {"f": file_id, "kb": kb_id, "seq": c.seq, "start": c.start_line,
-                     "end": c.end_line, "content": c.content, "n": t.length,
+                     "end": c.end_line, "content": c.content}
+                    for c in batch
+                ],
+            )  # fmt: skip
+            await tx.executemany(
+                "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
+                " VALUES ((SELECT cid FROM yx_kb_chunks WHERE file_id = :f AND seq = :seq),"
+                " :kb, :f, :n, :keys, :freqs)",
+                [
+                    {"f": file_id, "kb": kb_id, "seq": c.seq, "n": t.length,
                      "keys": t.key_bytes(), "freqs": t.freq_bytes()}
                     for c, t in zip(batch, terms[at : at + _BATCH], strict=True)
                 ],
@@ -325,6 +335,7 @@ class KnowledgeStore:
     async def delete_file(self, kb_id: str, file_id: str) -> None:
         await self.prepare()
         async with self._store.write() as tx:
+            await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
             changed = await tx.execute(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from adk_yuxi._sql import SchemaPart
 from adk_yuxi._sql.schema import PLATFORM
@@ -49,6 +49,14 @@ async def _in_another_process(url: str, *args: str) -> None:
     assert proc.returncode == 0, err.decode()
 
 
+async def _orphans(store: KnowledgeStore) -> tuple[int, int]:
+    async with store.store.read() as tx:
+        chunks = await tx.fetchone("SELECT count(*) FROM yx_kb_chunks")
+        terms = await tx.fetchone("SELECT count(*) FROM yx_kb_terms")
+    assert chunks is not None and terms is not None
+    return int(chunks[0]), int(terms[0])
+
+
 async def test_writes_of_another_store_object_are_seen(platform: Platform) -> None:
     reader = platform.store
     await reader.create_kb("KB", creator_id="admin", kb_id="kb")
@@ -67,9 +75,11 @@ async def test_writes_of_another_store_object_are_seen(platform: Platform) -> No
         ]
         await writer.delete_file("kb", first.file_id)
         assert await reader.query("kb", "walrus") == []
+        assert await _orphans(writer) == (1, 1)  # term rows go with their chunks
         assert [h.file_name for h in await reader.query("kb", "ice")] == ["b.txt"]
         await writer.delete_kb("kb")
         assert await reader.query("kb", "ice") == []
+        assert await _orphans(writer) == (0, 0)
     finally:
         await writer.close()
 
@@ -121,37 +131,47 @@ async def test_file_filter_and_failed_reingest_on_the_index(platform: Platform) 
         await other.close()
 
 
-async def test_a_database_of_the_previous_schema_is_migrated(tmp_path: Path) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
-    old = SqlStore(url)
+async def test_a_database_of_the_previous_schema_is_migrated(db_url: str) -> None:
+    old = SqlStore(db_url)
     await old.migrate((PLATFORM, SchemaPart("knowledge", KNOWLEDGE_SCHEMA.steps[:2])))
-    await old.close()  # (its write() would apply every registered step)
-    with sqlite3.connect(tmp_path / "old.db") as conn:
-        conn.execute(
-            "INSERT INTO yx_kb_bases (kb_id, name, description, created_at)"
-            " VALUES ('kb', 'Old', '', 0)"
+    # Rows as the previous code wrote them, through the engine (the store's write()
+    # would first apply every registered step).
+    async with old.engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO yx_kb_bases (kb_id, name, description, created_at)"
+                " VALUES ('kb', 'Old', '', 0)"
+            )
         )
-        conn.execute(
-            "INSERT INTO yx_kb_files (file_id, kb_id, name, mime_type, size, sha256,"
-            " total_lines, chunk_count, version, updated_at)"
-            " VALUES ('f1', 'kb', 'old.md', 'text/markdown', 10, 'x', 3, 2, 1, 0)"
+        await conn.execute(
+            text(
+                "INSERT INTO yx_kb_files (file_id, kb_id, name, mime_type, size, sha256,"
+                " total_lines, chunk_count, version, updated_at)"
+                " VALUES ('f1', 'kb', 'old.md', 'text/markdown', 10, 'x', 3, 2, 1, 0)"
+            )
         )
         for seq, content in enumerate(["旧的数据库文档", "legacy lighthouse notes"]):
-            conn.execute(
-                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line,"
-                " content, scope, body) VALUES ('f1', 'kb', ?, 1, 1, ?, 's', 'b')",
-                (seq, content),
+            await conn.execute(
+                text(
+                    "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line,"
+                    " content, scope, body) VALUES ('f1', 'kb', :seq, 1, 1, :c, 's', 'b')"
+                ),
+                {"seq": seq, "c": content},
             )
+    await old.close()
 
-    store = KnowledgeStore(url)
+    store = KnowledgeStore(db_url)
     try:
         await store.prepare()
         async with store.store.read() as tx:
-            names = {r[0] for r in await tx.fetchall("SELECT name FROM sqlite_master")}
             version = await tx.fetchone(
                 "SELECT version FROM yx_schema_version WHERE name = 'knowledge'"
             )
-        assert "yx_kb_chunks_fts" not in names and version == (KNOWLEDGE_SCHEMA.version,)
+            columns = await tx.fetchone("SELECT * FROM yx_kb_chunks")
+            terms = await tx.fetchone("SELECT count(*) FROM yx_kb_terms")
+        assert version == (KNOWLEDGE_SCHEMA.version,)
+        assert columns is not None and len(columns) == 7  # scope and body gone
+        assert terms == (2,)
         assert [h.content for h in await store.query("kb", "数据库")] == ["旧的数据库文档"]
         assert [h.seq for h in await store.query("kb", "lighthouse")] == [1]
         await store.ingest("kb", b"new lighthouse keeper", name="new.md")
