@@ -273,7 +273,7 @@ async def recall(root: Path) -> list[list[str]]:
 
 async def run(sizes: list[int], n_queries: int) -> None:
     # The HTTP client and MCP SDK log every request at INFO: not what is measured.
-    for name in ("httpx", "mcp", "uvicorn"):
+    for name in ("httpx", "httpx2", "mcp", "uvicorn"):
         logging.getLogger(name).setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="yuxi-bench-kb-") as tmp:
         root = Path(tmp)
