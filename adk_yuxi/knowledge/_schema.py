@@ -132,21 +132,26 @@ _TERM_COMMON = [
 
 
 def _backfill_terms(conn: Connection) -> None:
-    select = text("SELECT cid, kb_id, file_id, content FROM yx_kb_chunks ORDER BY cid")
+    """Term rows for the chunks already stored, a thousand at a time."""
+    select = text(
+        "SELECT cid, kb_id, file_id, content FROM yx_kb_chunks WHERE cid > :after"
+        " ORDER BY cid LIMIT 1000"
+    )
     insert = text(
         "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
         " VALUES (:cid, :kb, :f, :n, :keys, :freqs)"
     )
-    rows = conn.execute(select).all()
-    for at in range(0, len(rows), 1000):
+    after = 0
+    while rows := conn.execute(select, {"after": after}).all():
         batch = []
-        for cid, kb_id, file_id, content in rows[at : at + 1000]:
+        for cid, kb_id, file_id, content in rows:
             terms = chunk_terms(content)
             batch.append(
                 {"cid": cid, "kb": kb_id, "f": file_id, "n": terms.length,
                  "keys": terms.key_bytes(), "freqs": terms.freq_bytes()}
             )  # fmt: skip
         conn.execute(insert, batch)
+        after = int(rows[-1][0])
 
 
 async def _term_index(m: Migration) -> None:
