@@ -119,26 +119,31 @@ class Bm25Index:
         if not len(self.terms):
             return []
         keys = np.array(list(dict.fromkeys(query)), dtype=np.int64)
-        at = np.searchsorted(self.terms, keys)
-        last = len(self.terms) - 1
-        found = at[(at <= last) & (self.terms[np.minimum(at, last)] == keys)]
+        at = np.minimum(np.searchsorted(self.terms, keys), len(self.terms) - 1)
+        found = at[self.terms[at] == keys]
+        bounds = zip(self.indptr[found].tolist(), self.indptr[found + 1].tolist(), strict=True)
         lists = []
-        for term in found.tolist():
-            start, end = int(self.indptr[term]), int(self.indptr[term + 1])
+        for term, (start, end) in zip(found.tolist(), bounds, strict=True):
             docs = self.docs[start:end]
             if low > 0 or high < self.n_docs:
-                a, b = np.searchsorted(docs, [low, high])
+                a, b = np.searchsorted(docs, [low, high]).tolist()
                 start, end, docs = start + a, start + b, docs[a:b]
             if end > start:
                 lists.append(_Postings(docs, self.impacts[start:end], float(self.upper[term])))
         return lists
 
 
-@dataclass(frozen=True)
 class _Postings:
-    docs: npt.NDArray[np.int32]
-    impacts: npt.NDArray[np.float32]
-    upper: float
+    """One term's postings (maybe cut to one file's range) and its impact bound."""
+
+    __slots__ = ("docs", "impacts", "upper")
+
+    def __init__(
+        self, docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.float32], upper: float
+    ) -> None:
+        self.docs = docs
+        self.impacts = impacts
+        self.upper = upper
 
 
 def _complete(

@@ -45,6 +45,7 @@ class ChunkHit:
 class _Entry:
     revision: str
     index: Bm25Index
+    names: dict[str, str]  # file id -> name (a file keeps its name for life)
 
 
 class KnowledgeSearch:
@@ -75,7 +76,7 @@ class KnowledgeSearch:
             if kb_id in self._entries:
                 self._entries.move_to_end(kb_id)
             ranked = entry.index.search(keys, top_k, file_id)
-            revision, hits = await _fetch(store, kb_id, ranked)
+            revision, hits = await _fetch(store, kb_id, ranked, entry.names)
             if revision is None:  # the base is gone
                 self.forget(kb_id)
                 return []
@@ -103,8 +104,11 @@ class KnowledgeSearch:
                     " WHERE kb_id = :kb ORDER BY file_id, cid",
                     {"kb": kb_id},
                 )
+                names = await tx.fetchall(
+                    "SELECT file_id, name FROM yx_kb_files WHERE kb_id = :kb", {"kb": kb_id}
+                )
             index = await asyncio.to_thread(Bm25Index, _index_rows(rows))
-            entry = _Entry(str(row[0]), index)
+            entry = _Entry(str(row[0]), index, {str(f): str(n) for f, n in names})
             self._entries[kb_id] = entry
             self._evict(keep=kb_id)
             return entry
@@ -129,7 +133,7 @@ def _index_rows(rows: list[Any]) -> IndexRows:
 
 
 async def _fetch(
-    store: SqlStore, kb_id: str, ranked: list[tuple[int, float]]
+    store: SqlStore, kb_id: str, ranked: list[tuple[int, float]], names: dict[str, str]
 ) -> tuple[str | None, list[ChunkHit]]:
     """The base's revision and the ranked chunks that still exist, in one statement."""
     params: dict[str, Any] = {"kb": kb_id}
@@ -142,11 +146,10 @@ async def _fetch(
             return (None if row is None else str(row[0])), []
         # One statement, one snapshot: the revision row, then the chunks by primary key.
         rows = await tx.fetchall(
-            "SELECT revision, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+            "SELECT revision, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
             " FROM yx_kb_bases WHERE kb_id = :kb UNION ALL"
-            " SELECT NULL, c.cid, c.kb_id, c.file_id, f.name, c.seq, c.start_line, c.end_line,"
-            " c.content FROM yx_kb_chunks c JOIN yx_kb_files f ON f.file_id = c.file_id"
-            f" WHERE c.cid IN ({', '.join(f':c{i}' for i in range(len(ranked)))})",
+            " SELECT NULL, cid, kb_id, file_id, seq, start_line, end_line, content"
+            f" FROM yx_kb_chunks WHERE cid IN ({', '.join(f':c{i}' for i in range(len(ranked)))})",
             params,
         )
     revisions = [r[0] for r in rows if r[1] is None]
@@ -156,10 +159,10 @@ async def _fetch(
     found = {int(r[1]): r for r in rows if r[1] is not None and r[2] == kb_id}
     hits = [
         ChunkHit(
-            kb_id=kb_id, file_id=r[3], file_name=r[4], seq=int(r[5]), start_line=int(r[6]),
-            end_line=int(r[7]), content=r[8], score=score,
+            kb_id=kb_id, file_id=r[3], file_name=names[r[3]], seq=int(r[4]),
+            start_line=int(r[5]), end_line=int(r[6]), content=r[7], score=score,
         )
         for cid, score in ranked
-        if (r := found.get(cid)) is not None
+        if (r := found.get(cid)) is not None and r[3] in names
     ]  # fmt: skip
     return str(revisions[0]), hits
