@@ -147,11 +147,13 @@ class _Postings:
 
 
 def _complete(
-    docs: Ints, scores: Floats, lists: Sequence[_Postings], margin: float = -1.0
+    docs: Ints, scores: Floats, lists: Sequence[_Postings], margin: float = -1.0, k: int = 0
 ) -> tuple[Ints, Floats]:
-    """Adds each list's impact to the documents it contains, strongest list first,
-    dropping a document as soon as even the remaining lists' bounds cannot lift it to
-    ``margin``."""
+    """Adds each list's impact to the documents it contains, strongest list first.
+
+    With a ``margin``, a document is dropped as soon as even the remaining lists' bounds
+    cannot lift it to the margin, and the margin rises to the ``k``-th best partial
+    score (a partial score is a lower bound, so k documents are known to reach it)."""
     remaining = sum(p.upper for p in lists)
     for p in lists:
         at = np.searchsorted(p.docs, docs)
@@ -160,6 +162,9 @@ def _complete(
         scores = scores + np.where(hit, p.impacts[at], 0.0)
         remaining -= p.upper
         if margin > 0:
+            if len(scores) > k > 0:
+                kth = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+                margin = max(margin, kth * (1 - 1e-9) - 1e-12)
             keep = scores + remaining >= margin
             docs, scores = docs[keep], scores[keep]
     return docs, scores
@@ -221,7 +226,7 @@ def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
         essential -= 1
     docs, scores = _union(lists[:essential], n_docs)
     keep = scores + rest >= margin
-    docs, scores = _complete(docs[keep], scores[keep], lists[essential:], margin)
+    docs, scores = _complete(docs[keep], scores[keep], lists[essential:], margin, k)
     all_docs = np.concatenate([seed, docs])
     all_scores = np.concatenate([seed_scores, scores])
     unique, first = np.unique(all_docs, return_index=True)
