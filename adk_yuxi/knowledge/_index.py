@@ -113,7 +113,7 @@ class Bm25Index:
         if not lists or k <= 0:
             return []
         docs, scores = _top(lists, k, self.n_docs)
-        return [(int(self.cids[d]), float(s)) for d, s in zip(docs, scores, strict=True)]
+        return list(zip(self.cids[docs].tolist(), scores.tolist(), strict=True))
 
     def _lists(self, query: Sequence[int], low: int, high: int) -> list[_Postings]:
         if not len(self.terms):

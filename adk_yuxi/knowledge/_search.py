@@ -15,6 +15,7 @@ Indexes are kept least recently used first under a byte budget.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -132,6 +133,17 @@ def _index_rows(rows: list[Any]) -> IndexRows:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _hits_sql(count: int) -> str:
+    """One statement, one snapshot: the revision row, then the chunks by primary key."""
+    return (
+        "SELECT revision, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+        " FROM yx_kb_bases WHERE kb_id = :kb UNION ALL"
+        " SELECT NULL, cid, kb_id, file_id, seq, start_line, end_line, content"
+        f" FROM yx_kb_chunks WHERE cid IN ({', '.join(f':c{i}' for i in range(count))})"
+    )
+
+
 async def _fetch(
     store: SqlStore, kb_id: str, ranked: list[tuple[int, float]], names: dict[str, str]
 ) -> tuple[str | None, list[ChunkHit]]:
@@ -144,14 +156,7 @@ async def _fetch(
                 "SELECT revision FROM yx_kb_bases WHERE kb_id = :kb", {"kb": kb_id}
             )
             return (None if row is None else str(row[0])), []
-        # One statement, one snapshot: the revision row, then the chunks by primary key.
-        rows = await tx.fetchall(
-            "SELECT revision, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
-            " FROM yx_kb_bases WHERE kb_id = :kb UNION ALL"
-            " SELECT NULL, cid, kb_id, file_id, seq, start_line, end_line, content"
-            f" FROM yx_kb_chunks WHERE cid IN ({', '.join(f':c{i}' for i in range(len(ranked)))})",
-            params,
-        )
+        rows = await tx.fetchall(_hits_sql(len(ranked)), params)
     revisions = [r[0] for r in rows if r[1] is None]
     if not revisions:
         return None, []
