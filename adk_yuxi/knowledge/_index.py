@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -197,17 +198,17 @@ def _best(docs: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
 def _seed(lists: Sequence[_Postings], want: int) -> Ints:
     """The highest-impact documents of the strongest lists, at least ``want`` of them
     when the lists hold that many: their exact scores give the first threshold."""
-    picked: list[Ints] = []
+    picked: list[npt.NDArray[np.integer[Any]]] = []
     total = 0
     for p in lists:
-        docs = p.docs.astype(np.int64)
+        docs = p.docs
         if len(docs) > want:
-            docs = docs[np.argpartition(-p.impacts, want)[:want]]
+            docs = docs[np.argpartition(p.impacts, len(docs) - want)[len(docs) - want :]]
         picked.append(docs)
         total += len(docs)
         if total >= want:
             break
-    return np.unique(np.concatenate(picked))
+    return np.unique(np.concatenate(picked)).astype(np.int64)
 
 
 def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
