@@ -28,6 +28,7 @@ __all__ = ["DEFAULT_INDEX_BYTES", "ChunkHit", "KnowledgeSearch"]
 
 DEFAULT_INDEX_BYTES = 2 << 30
 _ATTEMPTS = 3
+_LOAD_PAGE = 5000
 
 
 @dataclass(frozen=True)
@@ -97,14 +98,11 @@ class KnowledgeSearch:
                 row = await tx.fetchone(
                     "SELECT revision FROM yx_kb_bases WHERE kb_id = :kb", {"kb": kb_id}
                 )
-                if row is None:
-                    self.forget(kb_id)
-                    return None
-                rows = await tx.fetchall(
-                    "SELECT cid, file_id, term_count, term_keys, term_freqs FROM yx_kb_terms"
-                    " WHERE kb_id = :kb ORDER BY file_id, cid",
-                    {"kb": kb_id},
-                )
+            if row is None:
+                self.forget(kb_id)
+                return None
+            rows = await _term_rows(store, kb_id)
+            async with store.read() as tx:
                 names = await tx.fetchall(
                     "SELECT file_id, name FROM yx_kb_files WHERE kb_id = :kb", {"kb": kb_id}
                 )
@@ -121,6 +119,28 @@ class KnowledgeSearch:
                 break
             if kb_id != keep:
                 total -= self._entries.pop(kb_id).index.nbytes
+
+
+async def _term_rows(store: SqlStore, kb_id: str, page_size: int = _LOAD_PAGE) -> list[Any]:
+    """The base's term rows by file and chunk id, a page at a time: SQLite reads run on
+    the event loop's thread, and one read of 100,000 rows would hold it for a second.
+    Pages may see different commits; the revision read before them labels the index,
+    so a write meanwhile makes the next query rebuild."""
+    rows: list[Any] = []
+    after: dict[str, Any] = {"kb": kb_id, "f": "", "c": -1}
+    while True:
+        async with store.read() as tx:
+            page = await tx.fetchall(
+                "SELECT cid, file_id, term_count, term_keys, term_freqs FROM yx_kb_terms"
+                " WHERE kb_id = :kb AND (file_id > :f OR (file_id = :f AND cid > :c))"
+                f" ORDER BY file_id, cid LIMIT {int(page_size)}",
+                after,
+            )
+        rows.extend(page)
+        if len(page) < page_size:
+            return rows
+        after = {"kb": kb_id, "f": page[-1][1], "c": int(page[-1][0])}
+        await asyncio.sleep(0)  # let other requests run between pages
 
 
 def _index_rows(rows: list[Any]) -> IndexRows:

@@ -17,6 +17,7 @@ from adk_yuxi._sql.schema import PLATFORM
 from adk_yuxi._sql.store import SqlStore
 from adk_yuxi.knowledge import KnowledgeStore, TerminalProgress
 from adk_yuxi.knowledge._schema import KNOWLEDGE_SCHEMA
+from adk_yuxi.knowledge._search import _term_rows
 
 from .conftest import Platform
 
@@ -129,6 +130,25 @@ async def test_file_filter_and_failed_reingest_on_the_index(platform: Platform) 
             assert [h.file_id for h in await reader.query("kb", "beta")] == [b.file_id]
     finally:
         await other.close()
+
+
+async def test_the_index_loads_term_rows_page_by_page(platform: Platform) -> None:
+    store = platform.store
+    await store.create_kb("KB", creator_id="admin", kb_id="kb")
+    await store.create_kb("Other", creator_id="admin", kb_id="other")
+    for name in ("b.md", "a.md", "c.md"):
+        text = "\n\n".join(f"part {i} of {name} " * 40 for i in range(3))
+        await store.ingest("kb", text.encode(), name=name)
+    await store.ingest("other", b"not this base", name="a.md")
+    async with store.store.read() as tx:
+        whole = await tx.fetchall(
+            "SELECT t.cid, t.file_id FROM yx_kb_terms t WHERE kb_id = 'kb'"
+            " ORDER BY t.file_id, t.cid"
+        )
+    for size in (1, 2, 4, 100):
+        paged = await _term_rows(store.store, "kb", page_size=size)
+        assert [(r[0], r[1]) for r in paged] == [tuple(r) for r in whole]
+    assert len(whole) == 9
 
 
 async def test_a_database_of_the_previous_schema_is_migrated(db_url: str) -> None:
