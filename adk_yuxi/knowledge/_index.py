@@ -6,11 +6,12 @@ per term a sorted run of document numbers and the precomputed BM25 impact of the
 in each. Scores are bm25s's default ("lucene": idf ``log(1 + (N - df + .5) / (df + .5))``,
 ``tf / (tf + k1 (1 - b + b dl / avgdl))``, k1 1.5, b 0.75), so rankings equal bm25s's.
 
-A query first scores the best few documents of its strongest term to get a threshold,
-then only the terms whose upper bounds together can reach it ("essential") produce
-candidates; a candidate is completed over the other terms only if its bound still can.
-Common words therefore cost little when a rarer word is in the query. Documents are
-numbered by file, so one file is one contiguous range.
+A query first scores the best few documents of its strongest terms to get a threshold
+(the k-th best score found), then only the terms whose upper bounds together can reach
+it ("essential") produce candidates; a candidate is completed over the other terms only
+while its bound still can, and the threshold rises as partial scores come in. Common
+words therefore cost little when a rarer word is in the query. Documents are numbered
+by file (the rows arrive ordered by file), so one file is one contiguous range.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def _posting_order(keys: npt.NDArray[np.int64]) -> tuple[Ints, Ints]:
 
 
 class Bm25Index:
+    """Immutable once built: a write to the base means a new index (see `_search`)."""
+
     def __init__(self, rows: IndexRows) -> None:
         n = len(rows.cids)
         self.cids = np.array(rows.cids, dtype=np.int64)
