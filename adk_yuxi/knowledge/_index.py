@@ -31,6 +31,7 @@ K1 = 1.5
 B = 0.75
 _POSITION_BITS = 26  # CJK keys are below 2**37: key << 26 | position fits in 63 bits
 _SEED_PER_HIT = 4
+_SEED_LISTS = 8  # seeds are scored on the strongest lists: a lower bound is enough
 _DENSE_SHARE = 16  # accumulate densely once the candidates' postings exceed N / 16
 
 Floats = npt.NDArray[np.float64]
@@ -217,7 +218,8 @@ def _seed(lists: Sequence[_Postings], want: int) -> Ints:
 def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
     lists = sorted(lists, key=lambda p: -p.upper)
     seed = _seed(lists, k * _SEED_PER_HIT)
-    seed, seed_scores = _complete(seed, np.zeros(len(seed)), lists)
+    # Partial scores on the strongest lists: lower bounds, so their k-th best is one too.
+    seed, seed_scores = _complete(seed, np.zeros(len(seed)), lists[:_SEED_LISTS])
     threshold = 0.0
     if len(seed) >= k:
         threshold = float(np.partition(seed_scores, len(seed) - k)[len(seed) - k])
@@ -230,8 +232,7 @@ def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
         essential -= 1
     docs, scores = _union(lists[:essential], n_docs)
     keep = scores + rest >= margin
+    # Every document of the top k is among these (its score reaches the threshold, so it
+    # is in an essential list and its bound never falls below the margin), scored exactly.
     docs, scores = _complete(docs[keep], scores[keep], lists[essential:], margin, k)
-    all_docs = np.concatenate([seed, docs])
-    all_scores = np.concatenate([seed_scores, scores])
-    unique, first = np.unique(all_docs, return_index=True)
-    return _best(unique, all_scores[first], k)
+    return _best(docs, scores, k)
