@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from adk_yuxi._text import document_terms, query_terms, text_runs
-from adk_yuxi.knowledge._index import K1, B, Bm25Index, IndexRows
-from adk_yuxi.knowledge._terms import BIGRAM, chunk_terms, query_keys, word_key
+from adk_yuxi.knowledge._index import K1, B, Bm25Index, IndexRows, _posting_order
+from adk_yuxi.knowledge._terms import BIGRAM, WORD, chunk_terms, query_keys, word_key
 
 WORDS = [f"w{i}" for i in range(300)]
 HANZI = [chr(0x4E00 + i) for i in range(120)]
@@ -119,3 +119,19 @@ def test_scores_equal_bm25s_on_the_same_terms() -> None:
 def test_an_empty_index_answers_nothing() -> None:
     index = Bm25Index(IndexRows(cids=[], file_ids=[], lengths=[], keys=[], freqs=[]))
     assert index.search(query_keys("anything 数据"), 5) == []
+
+
+@pytest.mark.parametrize("position_bits", [26, 4])  # packed SIMD sort, stable argsort
+def test_posting_order_is_a_stable_sort_by_key(position_bits: int) -> None:
+    rng = np.random.default_rng(5)
+    keys = np.concatenate(
+        [
+            rng.integers(0, 50, 200),
+            rng.integers(BIGRAM, BIGRAM + 40, 200),
+            WORD + rng.integers(0, 30, 100),
+        ]
+    ).astype(np.int64)
+    rng.shuffle(keys)
+    sorted_keys, order = _posting_order(keys, position_bits)
+    expected = np.argsort(keys, kind="stable")
+    assert (order == expected).all() and (sorted_keys == keys[expected]).all()
