@@ -176,9 +176,8 @@ def _complete(
     remaining = sum(p.upper for p in lists)
     for p in lists:
         at = np.searchsorted(p.docs, docs)
-        at = np.minimum(at, len(p.docs) - 1)
-        hit = p.docs[at] == docs
-        scores = scores + np.where(hit, p.impacts[at], 0.0)
+        hit = p.docs.take(at, mode="clip") == docs
+        scores = scores + np.where(hit, p.impacts.take(at, mode="clip"), 0.0)
         remaining -= p.upper
         if margin > 0:
             if len(scores) > k > 0:
