@@ -1,5 +1,19 @@
 """Private text helpers shared by every search in adk_yuxi (one segmentation rule)."""
 
-from .tokens import MAX_BODY_CHARS, document_terms, index_tokens, query_terms, query_tokens
+from .tokens import (
+    MAX_BODY_CHARS,
+    document_terms,
+    index_tokens,
+    query_terms,
+    query_tokens,
+    text_runs,
+)
 
-__all__ = ["MAX_BODY_CHARS", "document_terms", "index_tokens", "query_terms", "query_tokens"]
+__all__ = [
+    "MAX_BODY_CHARS",
+    "document_terms",
+    "index_tokens",
+    "query_terms",
+    "query_tokens",
+    "text_runs",
+]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Annotated
+
+from pydantic import BaseModel, WithJsonSchema
 
 __all__ = [
     "DocumentWindow",
@@ -38,11 +40,28 @@ class QueryHit(BaseModel):
     content: str
 
 
+# The published schema of `hits` names each hit's keys without a typed property per key:
+# a client validating structured results with `jsonschema` (the MCP SDK's does) spent
+# ~1.6 ms per 10 hits on the typed form, more than the protocol's whole empty call. The
+# server still validates every hit against `QueryHit` before sending it.
+_HITS_SCHEMA = {
+    "type": "array",
+    "description": "Ranked chunks, best first.",
+    "items": {
+        "type": "object",
+        "required": list(QueryHit.model_fields),
+        "description": "kb_id, file_id, file_name: strings; start_line, end_line: 1-based"
+        " lines of the parsed Markdown (open_kb_document reads there); score: number,"
+        " higher is better; content: the chunk's text.",
+    },
+}
+
+
 class QueryResult(BaseModel):
     kb_id: str
     file_id: str | None
     query: str
-    hits: list[QueryHit]
+    hits: Annotated[list[QueryHit], WithJsonSchema(_HITS_SCHEMA)]
 
 
 class MatchWindow(BaseModel):

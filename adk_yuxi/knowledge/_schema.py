@@ -1,4 +1,4 @@
-"""The knowledge tables: bases, files, parsed text, chunks and their full-text index.
+"""The knowledge tables: bases, files, parsed text, chunks and their term data.
 
 The ``knowledge`` part of the schema's migration home, registered when this package is
 imported, so every store applies it on its next ``ready()``. Base and file rows carry
@@ -8,8 +8,12 @@ no rights: who may read a knowledge base is its share config in ``yx_resources``
 
 from __future__ import annotations
 
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
 from .._sql import Migration, SchemaPart, Step, register_schema_part
 from .._sql.urls import Backend
+from ._terms import chunk_terms
 
 __all__ = ["KNOWLEDGE_DDL", "KNOWLEDGE_SCHEMA"]
 
@@ -95,11 +99,76 @@ async def _rank_on_body(m: Migration) -> None:
     )
 
 
+_TERMS_TABLE = """
+      kb_id TEXT NOT NULL,
+      file_id TEXT NOT NULL,
+      term_count INTEGER NOT NULL,
+      term_keys {blob} NOT NULL,
+      term_freqs {blob} NOT NULL)"""
+
+# Term data in a table of its own: chunk rows stay small (a hit's row is one page read),
+# and building an index reads only this table.
+_TERM_TABLES: dict[Backend, list[str]] = {
+    "sqlite": [
+        "DROP TRIGGER IF EXISTS yx_kb_chunks_ai",
+        "DROP TRIGGER IF EXISTS yx_kb_chunks_ad",
+        "DROP TABLE IF EXISTS yx_kb_chunks_vocab",
+        "DROP TABLE IF EXISTS yx_kb_chunks_fts",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN scope",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN body",
+        "CREATE TABLE yx_kb_terms (cid INTEGER PRIMARY KEY," + _TERMS_TABLE.format(blob="BLOB"),
+    ],
+    "postgresql": [
+        "DROP INDEX IF EXISTS ix_yx_kb_chunks_tsv",
+        "ALTER TABLE yx_kb_chunks DROP COLUMN tsv, DROP COLUMN scope, DROP COLUMN body",
+        "CREATE TABLE yx_kb_terms (cid BIGINT PRIMARY KEY," + _TERMS_TABLE.format(blob="BYTEA"),
+    ],
+}
+_TERM_COMMON = [
+    "ALTER TABLE yx_kb_bases ADD COLUMN revision TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX ix_yx_kb_terms_kb ON yx_kb_terms (kb_id, file_id, cid)",
+    "CREATE INDEX ix_yx_kb_terms_file ON yx_kb_terms (file_id)",
+]
+
+
+def _backfill_terms(conn: Connection) -> None:
+    """Term rows for the chunks already stored, a thousand at a time."""
+    select = text(
+        "SELECT cid, kb_id, file_id, content FROM yx_kb_chunks WHERE cid > :after"
+        " ORDER BY cid LIMIT 1000"
+    )
+    insert = text(
+        "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
+        " VALUES (:cid, :kb, :f, :n, :keys, :freqs)"
+    )
+    after = 0
+    while rows := conn.execute(select, {"after": after}).all():
+        batch = []
+        for cid, kb_id, file_id, content in rows:
+            terms = chunk_terms(content)
+            batch.append(
+                {"cid": cid, "kb": kb_id, "f": file_id, "n": terms.length,
+                 "keys": terms.key_bytes(), "freqs": terms.freq_bytes()}
+            )  # fmt: skip
+        conn.execute(insert, batch)
+        after = int(rows[-1][0])
+
+
+async def _term_index(m: Migration) -> None:
+    # The in-memory BM25 index (`_index`) replaces FTS5 / tsvector: each chunk has a row of
+    # term keys and frequencies instead, and each base a revision that every write changes.
+    await m.run_ddl(_TERM_TABLES)
+    for statement in _TERM_COMMON:
+        await m.execute(statement)
+    await m.run_sync(_backfill_terms)
+
+
 KNOWLEDGE_SCHEMA = SchemaPart(
     "knowledge",
     (
         Step(1, "knowledge bases, files, parsed text, chunks and their full-text index", _baseline),
         Step(2, "FTS5 rank = BM25 over the chunk body", _rank_on_body),
+        Step(3, "per-chunk term keys for the in-memory index; base revisions", _term_index),
     ),
 )
 register_schema_part(KNOWLEDGE_SCHEMA)

@@ -20,7 +20,6 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .._sql.store import SqlStore, Tx, make_store
-from .._text import index_tokens
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
 from ._chunking import Chunk, chunk_lines
@@ -29,7 +28,8 @@ from ._ids import check_file_name, check_ident, check_kb_name
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress
 from ._schema import KNOWLEDGE_SCHEMA
-from ._search import ChunkHit, file_scope, kb_scope, search_for
+from ._search import DEFAULT_INDEX_BYTES, ChunkHit, KnowledgeSearch
+from ._terms import ChunkTerms, chunk_terms
 
 __all__ = ["KnowledgeStore"]
 
@@ -53,6 +53,21 @@ def _file(row: Sequence[Any]) -> KnowledgeFile:
     )  # fmt: skip
 
 
+def _revision() -> str:
+    return uuid.uuid4().hex
+
+
+async def _touch(tx: Tx, kb_id: str) -> None:
+    """A new revision of the base, in the writing transaction: search indexes built
+    before it are stale from its commit on."""
+    changed = await tx.execute(
+        "UPDATE yx_kb_bases SET revision = :rev WHERE kb_id = :kb",
+        {"rev": _revision(), "kb": kb_id},
+    )
+    if not changed:
+        raise UnknownKnowledgeBaseError(kb_id)
+
+
 def _like_pattern(text: str) -> str:
     escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
@@ -67,15 +82,22 @@ class KnowledgeStore:
         *,
         converters: ConverterRegistry | None = None,
         max_file_bytes: int = DEFAULT_MAX_BYTES,
+        index_cache_bytes: int = DEFAULT_INDEX_BYTES,
         **engine_kwargs: Any,
     ) -> None:
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._converters = converters or default_converters()
         self._max_bytes = max_file_bytes
+        self._search = KnowledgeSearch(index_cache_bytes)
 
     @property
     def store(self) -> SqlStore:
         return self._store
+
+    @property
+    def index_bytes(self) -> int:
+        """Memory held by the cached search indexes of this store's bases."""
+        return self._search.nbytes
 
     async def prepare(self) -> None:
         """Creates or migrates the schema, the ``knowledge`` part included."""
@@ -121,10 +143,10 @@ class KnowledgeStore:
                 )
             await AccessRepository.save_resource_in(tx, record)
             await tx.execute(
-                f"INSERT INTO yx_kb_bases ({_KB_COLUMNS})"
-                " VALUES (:kb_id, :name, :description, :created_at)",
+                f"INSERT INTO yx_kb_bases ({_KB_COLUMNS}, revision)"
+                " VALUES (:kb_id, :name, :description, :created_at, :revision)",
                 {"kb_id": kb.kb_id, "name": kb.name, "description": kb.description,
-                 "created_at": kb.created_at},
+                 "created_at": kb.created_at, "revision": _revision()},
             )  # fmt: skip
         return kb
 
@@ -165,10 +187,12 @@ class KnowledgeStore:
     async def delete_kb(self, kb_id: str) -> None:
         """The base, its files, text, chunks and access record, in one transaction."""
         await self.prepare()
+        self._search.forget(kb_id)
         async with self._store.write() as tx:
             if not await tx.execute("DELETE FROM yx_kb_bases WHERE kb_id = :id", {"id": kb_id}):
                 raise UnknownKnowledgeBaseError(kb_id)
             # Explicit, so nothing depends on the connection's foreign-key setting.
+            await tx.execute("DELETE FROM yx_kb_terms WHERE kb_id = :id", {"id": kb_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE kb_id = :id", {"id": kb_id})
             await tx.execute(
                 "DELETE FROM yx_kb_texts WHERE file_id IN"
@@ -218,7 +242,7 @@ class KnowledgeStore:
         document = await asyncio.to_thread(self._converters.convert, loaded)
         lines = document.lines
         chunks = chunk_lines(lines)
-        bodies = await asyncio.to_thread(lambda: [index_tokens(c.content) for c in chunks])
+        terms = await asyncio.to_thread(lambda: [chunk_terms(c.content) for c in chunks])
         if progress:
             progress.advance(1)
         meta = {
@@ -233,14 +257,17 @@ class KnowledgeStore:
             "updated_at": time.time(),
         }
         async with self._store.write() as tx:
+            # First, so concurrent ingests into one base queue on its row (PostgreSQL).
+            await _touch(tx, kb_id)
             file_id = await self._upsert_file(tx, meta)
+            await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
             await tx.execute(
                 "INSERT INTO yx_kb_texts (file_id, markdown) VALUES (:f, :md)",
                 {"f": file_id, "md": document.markdown},
             )
-            await self._insert_chunks(tx, kb_id, file_id, chunks, bodies, progress)
+            await self._insert_chunks(tx, kb_id, file_id, chunks, terms, progress)
             row = await tx.fetchone(
                 f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
             )
@@ -276,21 +303,30 @@ class KnowledgeStore:
         kb_id: str,
         file_id: str,
         chunks: list[Chunk],
-        bodies: list[str],
+        terms: list[ChunkTerms],
         progress: IngestProgress | None,
     ) -> None:
-        scope = f"{kb_scope(kb_id)} {file_scope(file_id)}"
         if progress:
             progress.stage("indexing chunks", len(chunks))
         for at in range(0, len(chunks), _BATCH):
             batch = chunks[at : at + _BATCH]
             await tx.executemany(
-                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content,"
-                " scope, body) VALUES (:f, :kb, :seq, :start, :end, :content, :scope, :body)",
+                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content)"
+                " VALUES (:f, :kb, :seq, :start, :end, :content)",
                 [
                     {"f": file_id, "kb": kb_id, "seq": c.seq, "start": c.start_line,
-                     "end": c.end_line, "content": c.content, "scope": scope, "body": body}
-                    for c, body in zip(batch, bodies[at : at + _BATCH], strict=True)
+                     "end": c.end_line, "content": c.content}
+                    for c in batch
+                ],
+            )  # fmt: skip
+            await tx.executemany(
+                "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
+                " VALUES ((SELECT cid FROM yx_kb_chunks WHERE file_id = :f AND seq = :seq),"
+                " :kb, :f, :n, :keys, :freqs)",
+                [
+                    {"f": file_id, "kb": kb_id, "seq": c.seq, "n": t.length,
+                     "keys": t.key_bytes(), "freqs": t.freq_bytes()}
+                    for c, t in zip(batch, terms[at : at + _BATCH], strict=True)
                 ],
             )  # fmt: skip
             if progress:
@@ -299,6 +335,7 @@ class KnowledgeStore:
     async def delete_file(self, kb_id: str, file_id: str) -> None:
         await self.prepare()
         async with self._store.write() as tx:
+            await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
             changed = await tx.execute(
@@ -307,6 +344,7 @@ class KnowledgeStore:
             )
             if not changed:
                 raise UnknownFileError(kb_id, file_id)
+            await _touch(tx, kb_id)
 
     async def get_file(self, kb_id: str, file_id: str) -> KnowledgeFile:
         await self.prepare()
@@ -379,5 +417,4 @@ class KnowledgeStore:
     ) -> list[ChunkHit]:
         """The chunks of one base (or one file of it) ranked for ``query``."""
         await self.prepare()
-        async with self._store.read() as tx:
-            return await search_for(tx.backend).search(tx, kb_id, query, top_k, file_id)
+        return await self._search.search(self._store, kb_id, query, top_k, file_id)
