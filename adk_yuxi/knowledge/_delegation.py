@@ -3,13 +3,16 @@ knowledge bases selected for it, minted by the agent runtime, checked by the ser
 
 ES256 (P-256) through joserfc: the runtime holds the private key, the knowledge server
 only the public one, so the server can verify but never mint. No other credential is
-accepted: there is no shared secret or admin token to configure.
+accepted: there is no shared secret or admin token to configure. A verifier remembers
+the tokens it verified (the same bytes always verify the same way) and re-checks only
+their expiry when one comes again; rights are never cached here.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Iterable
@@ -36,6 +39,7 @@ DEFAULT_AUDIENCE = "yuxi-knowledge"
 MAX_TTL_SECONDS = 300
 _ALG = "ES256"
 _MAX_KBS = 256
+_REMEMBERED = 4096  # verified tokens kept per verifier (each lives at most 5 minutes)
 
 
 @dataclass(frozen=True)
@@ -113,10 +117,31 @@ class DelegationVerifier:
             iat={"essential": True},
             jti={"essential": True},
         )
+        self._verified: dict[str, Delegation] = {}
+        self._lock = threading.Lock()
 
     def verify(self, token: str | None) -> Delegation:
         if not token:
             raise DelegationError("this call carries no delegation token")
+        with self._lock:
+            known = self._verified.get(token)
+        # Strictly before `exp`: at the boundary the full check below decides, as it
+        # does for every token it has not seen.
+        if known is not None and time.time() < known.expires_at:
+            return known
+        delegation = self._verify(token)
+        with self._lock:
+            self._verified.pop(token, None)
+            if len(self._verified) >= _REMEMBERED:
+                now = time.time()
+                for old in [t for t, d in self._verified.items() if d.expires_at <= now]:
+                    del self._verified[old]
+                while len(self._verified) >= _REMEMBERED:
+                    del self._verified[next(iter(self._verified))]
+            self._verified[token] = delegation
+        return delegation
+
+    def _verify(self, token: str) -> Delegation:
         try:
             decoded = jwt.decode(token, self._key, algorithms=[_ALG])
             self._claims.validate(decoded.claims)

@@ -3,7 +3,9 @@
 Each call's delegation comes from its own request: the ``Authorization: Bearer``
 header on streamable HTTP, or the ``yuxi/delegation`` key of the request's ``_meta``
 on stdio. Our errors become MCP tool errors with their message; a storage failure
-becomes one generic tool error, never a crashed server or a leaked detail.
+becomes one generic tool error, never a crashed server or a leaked detail. A result is
+sent as its structured content and, for clients that read only text, the same JSON
+once more, compact (the SDK's own text form is indented and rendered separately).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import YuxiError
@@ -36,7 +39,6 @@ KNOWLEDGE_TOOL_NAMES: tuple[str, ...] = (
 )
 META_KEY = "yuxi/delegation"
 _log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 _INSTRUCTIONS = (
     "Knowledge bases of the platform. Every call acts for the delegated user and sees "
@@ -55,9 +57,16 @@ def _token(ctx: Context) -> str | None:
     return carried if isinstance(carried, str) else None
 
 
-async def _answer(call: Awaitable[T]) -> T:
+def _result(value: BaseModel) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=value.model_dump_json(by_alias=True))],
+        structured_content=value.model_dump(mode="json", by_alias=True),
+    )
+
+
+async def _answer(call: Awaitable[BaseModel]) -> CallToolResult:
     try:
-        return await call
+        return _result(await call)
     except KnowledgeError as exc:
         raise ToolError(str(exc)) from None
     except (YuxiError, SQLAlchemyError, sqlite3.Error, OSError) as exc:
@@ -69,7 +78,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     server: MCPServer = MCPServer(name=name, instructions=_INSTRUCTIONS)
 
     @server.tool(name="list_kbs")
-    async def list_kbs(ctx: Context) -> ListKbsResult:
+    async def list_kbs(ctx: Context) -> Annotated[CallToolResult, ListKbsResult]:
         """Lists the knowledge bases visible in this call, with their ids and file counts."""
         return await _answer(service.list_kbs(_token(ctx)))
 
@@ -82,7 +91,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         file_id: Annotated[
             str | None, Field(description="Search only this file of the base.")
         ] = None,
-    ) -> QueryResult:
+    ) -> Annotated[CallToolResult, QueryResult]:
         """Searches a knowledge base and returns ranked chunks with their file and lines."""
         return await _answer(service.query_kb(_token(ctx), kb_id, query, top_k, file_id))
 
@@ -100,7 +109,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         window_size: Annotated[
             int, Field(ge=0, le=50, description="Lines of context on each side of a match.")
         ] = 3,
-    ) -> FindResult:
+    ) -> Annotated[CallToolResult, FindResult]:
         """Finds lines of a parsed document matching any pattern, with line numbers."""
         return await _answer(
             service.find_kb_document(
@@ -121,7 +130,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
             int | None, Field(ge=0, description="Start at this 0-based line (next_offset).")
         ] = None,
         window_size: Annotated[int, Field(ge=1, le=400, description="Lines to return.")] = 80,
-    ) -> DocumentWindow:
+    ) -> Annotated[CallToolResult, DocumentWindow]:
         """Reads a window of a parsed document; continue with next_offset."""
         return await _answer(
             service.open_kb_document(_token(ctx), kb_id, file_id, line, offset, window_size)
@@ -136,7 +145,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         query: Annotated[str | None, Field(description="Part of the file name.")] = None,
         offset: Annotated[int, Field(ge=0)] = 0,
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
-    ) -> SearchFileResult:
+    ) -> Annotated[CallToolResult, SearchFileResult]:
         """Finds files by name across the visible knowledge bases, one page at a time."""
         return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit))
 
