@@ -169,6 +169,8 @@ def _complete(
 ) -> tuple[Ints, Floats]:
     """Adds each list's impact to the documents it contains, strongest list first.
 
+    ``scores`` is the caller's own array (added to in place).
+
     With a ``margin``, a document is dropped as soon as even the remaining lists' bounds
     cannot lift it to the margin, and the margin rises to the ``k``-th best partial
     score (a partial score is a lower bound, so k documents are known to reach it)."""
@@ -176,7 +178,7 @@ def _complete(
     for p in lists:
         at = np.searchsorted(p.docs, docs)
         hit = p.docs.take(at, mode="clip") == docs
-        scores = scores + np.where(hit, p.impacts.take(at, mode="clip"), 0.0)
+        np.add(scores, p.impacts.take(at, mode="clip"), out=scores, where=hit)
         remaining -= p.upper
         if margin > 0:
             if len(scores) > k > 0:
