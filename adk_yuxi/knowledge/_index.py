@@ -32,7 +32,6 @@ B = 0.75
 _POSITION_BITS = 26  # CJK keys are below 2**37: key << 26 | position fits in 63 bits
 _SEED_PER_HIT = 4
 _SEED_LISTS = 8  # seeds are scored on the strongest lists: a lower bound is enough
-_DENSE_SHARE = 16  # accumulate densely once the candidates' postings exceed N / 16
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -131,7 +130,7 @@ class Bm25Index:
         lists = self._lists(query, low, high)
         if not lists or k <= 0:
             return []
-        docs, scores = _top(lists, k, self.n_docs)
+        docs, scores = _top(lists, k)
         return list(zip(self.cids[docs].tolist(), scores.tolist(), strict=True))
 
     def _lists(self, query: Sequence[int], low: int, high: int) -> list[_Postings]:
@@ -170,6 +169,8 @@ def _complete(
 ) -> tuple[Ints, Floats]:
     """Adds each list's impact to the documents it contains, strongest list first.
 
+    ``scores`` is the caller's own array (added to in place).
+
     With a ``margin``, a document is dropped as soon as even the remaining lists' bounds
     cannot lift it to the margin, and the margin rises to the ``k``-th best partial
     score (a partial score is a lower bound, so k documents are known to reach it)."""
@@ -177,7 +178,7 @@ def _complete(
     for p in lists:
         at = np.searchsorted(p.docs, docs)
         hit = p.docs.take(at, mode="clip") == docs
-        scores = scores + np.where(hit, p.impacts.take(at, mode="clip"), 0.0)
+        np.add(scores, p.impacts.take(at, mode="clip"), out=scores, where=hit)
         remaining -= p.upper
         if margin > 0:
             if len(scores) > k > 0:
@@ -188,18 +189,21 @@ def _complete(
     return docs, scores
 
 
-def _union(lists: Sequence[_Postings], n_docs: int) -> tuple[Ints, Floats]:
-    """The documents of these lists and their summed impacts."""
+def _union(lists: Sequence[_Postings]) -> tuple[Ints, Floats]:
+    """The documents of these lists and their summed impacts.
+
+    Each list is sorted, so a stable sort of their concatenation is a merge of runs
+    (timsort finds them): work and memory in the postings touched, where a dense
+    accumulator over every document (800 KB at 100,000) evicted the caches the
+    request's other work then missed. Impacts add in list order, as before."""
     if len(lists) == 1:
         return lists[0].docs.astype(np.int64), lists[0].impacts.astype(np.float64)
     docs = np.concatenate([p.docs for p in lists])
-    weights = np.concatenate([p.impacts for p in lists]).astype(np.float64)
-    if len(docs) * _DENSE_SHARE > n_docs:
-        dense = np.bincount(docs, weights=weights, minlength=n_docs)
-        found = np.flatnonzero(dense)  # every impact is positive
-        return found.astype(np.int64), dense[found].astype(np.float64)
-    found, inverse = np.unique(docs, return_inverse=True)
-    return found.astype(np.int64), np.bincount(inverse, weights=weights).astype(np.float64)
+    order = np.argsort(docs, kind="stable")
+    docs = docs[order]
+    starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
+    weights = np.concatenate([p.impacts for p in lists])[order].astype(np.float64)
+    return docs[starts].astype(np.int64), np.add.reduceat(weights, starts)
 
 
 def _best(docs: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
@@ -228,7 +232,7 @@ def _seed(lists: Sequence[_Postings], want: int) -> Ints:
     return np.unique(np.concatenate(picked)).astype(np.int64)
 
 
-def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
+def _top(lists: list[_Postings], k: int) -> tuple[Ints, Floats]:
     lists = sorted(lists, key=lambda p: -p.upper)
     seed = _seed(lists, k * _SEED_PER_HIT)
     # Partial scores on the strongest lists: lower bounds, so their k-th best is one too.
@@ -243,7 +247,7 @@ def _top(lists: list[_Postings], k: int, n_docs: int) -> tuple[Ints, Floats]:
     while essential > 1 and rest + lists[essential - 1].upper < margin:
         rest += lists[essential - 1].upper
         essential -= 1
-    docs, scores = _union(lists[:essential], n_docs)
+    docs, scores = _union(lists[:essential])
     keep = scores + rest >= margin
     # Every document of the top k is among these (its score reaches the threshold, so it
     # is in an essential list and its bound never falls below the margin), scored exactly.

@@ -21,6 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
+from pydantic_core import to_json
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import YuxiError
@@ -58,9 +59,11 @@ def _token(ctx: Context) -> str | None:
 
 
 def _result(value: BaseModel) -> CallToolResult:
+    """The structured content, and the same JSON as text (serialized once, from it)."""
+    structured = value.model_dump(mode="json", by_alias=True)
     return CallToolResult(
-        content=[TextContent(type="text", text=value.model_dump_json(by_alias=True))],
-        structured_content=value.model_dump(mode="json", by_alias=True),
+        content=[TextContent(type="text", text=to_json(structured).decode())],
+        structured_content=structured,
     )
 
 
