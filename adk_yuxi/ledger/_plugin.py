@@ -21,6 +21,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ class ActiveRun:
     paused: bool = False
     final: bool = False
     error: str | None = None  # the first error event's code and message
+    lease_until: float = 0.0  # the lease as this worker last set it, by its own clock
     renewer: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
@@ -96,7 +98,9 @@ class LedgerPlugin(BasePlugin):
     `repository`: when given, a mark re-checks the account and the agent right in its
     transaction. `workspace`: the user's files for `present_artifacts`. `worker`: this
     process's lease token (host, pid and a random suffix by default). The lease lasts
-    `lease_seconds` and is renewed every `renew_every` (a quarter of it by default)."""
+    `lease_seconds` and is renewed every `renew_every` (a quarter of it by default);
+    before a model or tool call the lease is read from the database only when less than
+    `lease_margin` of it is left (half of it by default)."""
 
     def __init__(
         self,
@@ -107,6 +111,7 @@ class LedgerPlugin(BasePlugin):
         worker: str | None = None,
         lease_seconds: float = 120.0,
         renew_every: float | None = None,
+        lease_margin: float | None = None,
     ) -> None:
         super().__init__(name=PLUGIN_NAME)
         if lease_seconds <= 0:
@@ -120,6 +125,7 @@ class LedgerPlugin(BasePlugin):
         self.worker = worker or _default_worker()
         self.lease_seconds = lease_seconds
         self.renew_every = lease_seconds / 4 if renew_every is None else renew_every
+        self.lease_margin = lease_seconds / 2 if lease_margin is None else lease_margin
         self._workspace = workspace
         self._runs: dict[str, ActiveRun] = {}
 
@@ -150,12 +156,16 @@ class LedgerPlugin(BasePlugin):
             if loop.time() < due:
                 continue
             due = loop.time() + self.renew_every
+            # Taken before the UPDATE: the row's lease ends no earlier than this.
+            until = time.time() + self.lease_seconds
             try:
                 held = await self.ledger.renew(active.run_id, active.worker, self.lease_seconds)
             except Exception:  # a database hiccup: keep the run, try again next time
                 logger.exception("renewing the lease of run %s failed", active.run_id)
                 continue
-            if not held:
+            if held:
+                active.lease_until = until
+            else:
                 logger.warning("run %s was taken over by another worker", active.run_id)
                 active.stop(WorkerLeaseExpired)
                 return
@@ -196,7 +206,9 @@ class LedgerPlugin(BasePlugin):
                 role="model",
                 parts=[types.Part(text=f"This run was not started ({refused.code}).")],
             )
-        active = ActiveRun(record=record, owner=asyncio.current_task())
+        active = ActiveRun(
+            record=record, owner=asyncio.current_task(), lease_until=record.lease_expires_at
+        )
         self._runs[ctx.invocation_id] = active
         active.renewer = asyncio.create_task(self._keep(active), name=f"lease {record.run_id}")
         return None
@@ -213,14 +225,22 @@ class LedgerPlugin(BasePlugin):
                 active.error = f"{event.error_code}: {event.error_message or ''}"[:2000]
         return None
 
+    def _surely_held(self, active: ActiveRun) -> bool:
+        """Whether the lease this worker set itself has, by its own clock, more than
+        the safety margin left: nobody can have taken the run over or closed it then
+        (both need a lapsed lease; clocks are assumed synchronised well within it)."""
+        return active.lease_until - time.time() > self.lease_margin
+
     async def _stopped(self, invocation_id: str) -> type[RunStopped] | None:
-        """Why the run must not take its next step: checked in the database before
-        every model and tool call, so a worker whose run was taken over or closed
-        (its lease lapsed) executes nothing more, not only after its next renewal."""
+        """Why the run must not take its next step: checked before every model and
+        tool call, so a worker whose run was taken over or closed (its lease lapsed)
+        executes nothing more, not only after its next renewal. The database is read
+        only once the lease nears its end without a renewal (renewals and cancel
+        requests are watched by their own tasks)."""
         active = self._runs.get(invocation_id)
         if active is None:
             return None
-        if active.stopped is None:
+        if active.stopped is None and not self._surely_held(active):
             try:
                 async with self.store.read() as tx:
                     denial = await RunLedger.lease_denial(tx, active.run_id, active.worker)

@@ -11,6 +11,7 @@ import pytest
 from adk_yuxi._sql import SqlStore
 from adk_yuxi.ledger import (
     LEASE_LAPSED,
+    LedgerPlugin,
     RunEnded,
     RunInProgress,
     RunLedger,
@@ -120,19 +121,18 @@ async def test_a_run_closed_under_its_worker_runs_no_further_tool(services: Yuxi
     closed = asyncio.Event()
 
     async def model_then_lapse(_: object) -> object:
-        # While this model call is in flight, the worker's lease lapses and another
-        # worker closes the run as failed (as it would after a crash).
+        # This model call outlasts the worker's lease (its renewal never comes) and
+        # another worker closes the run as failed (as it would after a crash).
         async with services.store.read() as tx:
             row = await tx.fetchone("SELECT run_id FROM yx_runs WHERE status = 'running'")
         assert row is not None
-        await services.store.write_one(
-            "UPDATE yx_runs SET lease_expires_at = 0 WHERE run_id = :r", {"r": row[0]}
-        )
+        await asyncio.sleep(0.6)
         assert await SessionRuns(services.store).expire(row[0])
         closed.set()
         return call("ask_user_question", questions=[COLOUR])
 
-    runner, llm, plugin = make_runner(services, [model_then_lapse, "never said"])
+    stalled = LedgerPlugin(services.store, lease_seconds=0.5, renew_every=60)
+    runner, llm, plugin = make_runner(services, [model_then_lapse, "never said"], ledger=stalled)
     session = await services.session_service.create_session(app_name=APP, user_id=USER)
     events = await run(runner, session.id, user_text("hello"))
     assert closed.is_set()
