@@ -24,7 +24,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +128,8 @@ class LedgerPlugin(BasePlugin):
         self.lease_margin = lease_seconds / 2 if lease_margin is None else lease_margin
         self._workspace = workspace
         self._runs: dict[str, ActiveRun] = {}
+        self._claimed: dict[str, RunRecord] = {}
+        self._closed: dict[str, RunRecord] = {}
 
     def workspace_of(self, user_id: str) -> Path | None:
         """The user's workspace root, resolved; None when the App has none."""
@@ -140,6 +142,31 @@ class LedgerPlugin(BasePlugin):
 
     def run_of(self, invocation_id: str) -> ActiveRun | None:
         return self._runs.get(invocation_id)
+
+    # -- runs a host claimed -------------------------------------------------------------
+
+    def adopt(self, record: RunRecord) -> None:
+        """A run the host has just recorded as running under this worker's lease
+        (`SessionRuns.claim` or `resume`): its start takes the record as it is instead
+        of recording it again. Its outcome is kept for `disown`."""
+        if record.worker == self.worker and record.status == "running":
+            self._claimed[record.invocation_id] = record
+
+    def disown(self, invocation_id: str) -> RunRecord | None:
+        """Forgets an adopted run; returns the record as this plugin closed it, if it
+        did (None: not closed here, or this worker lost it: read the database)."""
+        self._claimed.pop(invocation_id, None)
+        return self._closed.pop(invocation_id, None)
+
+    def _adopted(self, ctx: InvocationContext) -> RunRecord | None:
+        record = self._claimed.get(ctx.invocation_id)
+        if record is None or (record.app_name, record.user_id, record.session_id) != (
+            ctx.app_name,
+            ctx.user_id,
+            ctx.session.id,
+        ):
+            return None
+        return record
 
     # -- the lease ----------------------------------------------------------------------
 
@@ -179,9 +206,20 @@ class LedgerPlugin(BasePlugin):
         if active.lost:
             return
         try:
-            await self.ledger.finish(active.run_id, active.worker, status, error)
+            closed = await self.ledger.finish(active.run_id, active.worker, status, error)
         except Exception:
             logger.exception("closing run %s as %s failed", active.run_id, status)
+            return
+        if closed and active.record.invocation_id in self._claimed:  # until `disown`
+            now = time.time()
+            self._closed[active.record.invocation_id] = replace(
+                active.record,
+                status=status,
+                error=error,
+                lease_expires_at=now,
+                updated_at=now,
+                ended_at=None if status == "waiting" else now,
+            )
 
     # -- ADK callbacks ------------------------------------------------------------------
 
@@ -190,8 +228,9 @@ class LedgerPlugin(BasePlugin):
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
         ctx = invocation_context
+        adopted = self._adopted(ctx)
         try:
-            record = await self.ledger.begin(
+            record = adopted or await self.ledger.begin(
                 app_name=ctx.app_name,
                 user_id=ctx.user_id,
                 session_id=ctx.session.id,
@@ -207,7 +246,9 @@ class LedgerPlugin(BasePlugin):
                 parts=[types.Part(text=f"This run was not started ({refused.code}).")],
             )
         active = ActiveRun(
-            record=record, owner=asyncio.current_task(), lease_until=record.lease_expires_at
+            record=record,
+            owner=asyncio.current_task(),
+            lease_until=record.lease_expires_at,
         )
         self._runs[ctx.invocation_id] = active
         active.renewer = asyncio.create_task(self._keep(active), name=f"lease {record.run_id}")
