@@ -9,6 +9,8 @@ against the installed ADK: an upgrade that renames one fails there, in one place
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +44,7 @@ __all__ = [
     "function_tool_confirmation",
     "function_tool_context_param",
     "invocation_of",
+    "mark_a2a_unavailable",
     "set_storage_marker",
     "storage_marker",
     "transfer_instructions",
@@ -107,6 +110,21 @@ PINNED_FUNCTIONS: tuple[tuple[str, str], ...] = (
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_get_transfer_targets"),
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_build_transfer_instructions"),
 )
+
+
+OPTIONAL_A2A_MODULE = "google.adk.agents.remote_a2a_agent"
+"""ADK's optional A2A agent module, imported lazily by every workflow node it builds."""
+
+
+def mark_a2a_unavailable() -> bool:
+    """Without the `a2a` package, makes ADK's lazy import of its A2A agent module fail
+    at once (an `ImportError`, as before): otherwise each workflow node ADK builds,
+    several per turn, re-runs that module up to its failing import, about 5% of a
+    host turn's CPU. True when it marked the module."""
+    if OPTIONAL_A2A_MODULE in sys.modules or importlib.util.find_spec("a2a") is not None:
+        return False
+    sys.modules[OPTIONAL_A2A_MODULE] = None  # type: ignore[assignment]  # Python's "absent"
+    return True
 
 
 def transfer_targets(agent: BaseAgent) -> list[BaseAgent]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import pathlib
 
 import pytest
@@ -86,3 +87,15 @@ def test_only_the_adk_module_touches_private_names() -> None:
             if touched is not None:
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}: {touched}")
     assert offenders == []
+
+
+def test_the_optional_a2a_module_fails_fast_once_marked() -> None:
+    """ADK still ships the module it imports lazily per workflow node; without `a2a`
+    the mark makes that import fail at once, as an ImportError all the same."""
+    assert importlib.util.find_spec(_adk.OPTIONAL_A2A_MODULE) is not None
+    if importlib.util.find_spec("a2a") is not None:
+        pytest.skip("a2a is installed: nothing to mark")
+    _adk.mark_a2a_unavailable()
+    with pytest.raises(ImportError):
+        importlib.import_module(_adk.OPTIONAL_A2A_MODULE)
+    assert _adk.mark_a2a_unavailable() is False  # marked once

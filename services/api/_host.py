@@ -11,6 +11,7 @@ from typing import Any
 
 from google.adk.runners import Runner
 
+from adk_yuxi._adk import mark_a2a_unavailable
 from adk_yuxi.access import AccessRepository, Principal, ResourceKind
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.ledger import LedgerPlugin, RunLedger, per_user_workspaces
@@ -31,6 +32,7 @@ class Host:
 
     def __init__(self, config: ApiConfig) -> None:
         self.config = config
+        mark_a2a_unavailable()  # agents here are configs: none is an A2A agent
         self.services: YuxiServices = open_services(config.database_url, blob_dir=config.blob_dir)
         store = self.services.store
         self.access = AccessRepository(store)
