@@ -126,6 +126,8 @@ class LedgerPlugin(BasePlugin):
         self.lease_seconds = lease_seconds
         self.renew_every = lease_seconds / 4 if renew_every is None else renew_every
         self.lease_margin = lease_seconds / 2 if lease_margin is None else lease_margin
+        if self.lease_margin < 0:
+            raise ValueError("lease_margin must not be negative")
         self._workspace = workspace
         self._runs: dict[str, ActiveRun] = {}
         self._claimed: dict[str, RunRecord] = {}
