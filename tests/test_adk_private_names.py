@@ -92,7 +92,10 @@ def test_only_the_adk_module_touches_private_names() -> None:
 def test_the_optional_a2a_module_fails_fast_once_marked() -> None:
     """ADK still ships the module it imports lazily per workflow node; without `a2a`
     the mark makes that import fail at once, as an ImportError all the same."""
-    assert importlib.util.find_spec(_adk.OPTIONAL_A2A_MODULE) is not None
+    package, _, name = _adk.OPTIONAL_A2A_MODULE.rpartition(".")
+    spec = importlib.util.find_spec(package)  # the module itself may be marked already
+    assert spec is not None and spec.submodule_search_locations
+    assert (pathlib.Path(spec.submodule_search_locations[0]) / f"{name}.py").is_file()
     if importlib.util.find_spec("a2a") is not None:
         pytest.skip("a2a is installed: nothing to mark")
     _adk.mark_a2a_unavailable()
