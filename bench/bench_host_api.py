@@ -61,11 +61,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def postgres_cpu_seconds() -> float:
+    """utime + stime of every `postgres` process, with the children they reaped (a
+    backend that exited counts in its postmaster): the whole database server, other
+    users of this machine's server included."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # exited meanwhile
+            continue
+        if "(postgres)" not in text:
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        total += sum(int(fields[i]) for i in (11, 12, 13, 14))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass(frozen=True)
 class Served:
     base_url: str
     pid: int
     target: Target
+    database: bool = False  # whether it runs on the PostgreSQL server
 
 
 @asynccontextmanager
@@ -161,7 +179,7 @@ async def yuxi_server(work: Path, url: str, users: list[str]) -> AsyncIterator[S
     argv = [str(BIN / "yuxi"), "serve", "api", "--db", url, "--agents", str(work / "calc.yaml")]
     argv += ["--model", "yuxi-demo", "--host", "127.0.0.1"]
     async with _process(argv, _env(), work / "yuxi.log") as (base, pid):
-        yield Served(base, pid, YuxiServer(AGENT, tokens))
+        yield Served(base, pid, YuxiServer(AGENT, tokens), url.startswith("postgresql"))
 
 
 async def _pg(sql: str) -> None:
@@ -198,21 +216,25 @@ async def pg_reason() -> str | None:
 class Measured:
     load: LoadResult
     cpu_ms_per_turn: float
+    db_cpu_ms_per_turn: float | None = None
 
 
 async def _measure(served: Served, users: list[str], turns: int) -> Measured:
     # One uncounted turn first: ADK loads the agent module on the first request.
     await run_load(served.base_url, served.target, users[:1], 1)
     clock = [cpu_seconds(served.pid)]
-    load = await run_load(
-        served.base_url,
-        served.target,
-        users,
-        turns,
-        # The turns only: the audit's read-back differs between the servers.
-        on_turns_done=lambda: clock.append(cpu_seconds(served.pid)),
-    )
-    return Measured(load, (clock[1] - clock[0]) * 1000 / max(len(load.turns), 1))
+    db = [postgres_cpu_seconds()] if served.database else []
+
+    def done() -> None:
+        clock.append(cpu_seconds(served.pid))
+        if served.database:
+            db.append(postgres_cpu_seconds())
+
+    # The turns only: the audit's read-back differs between the servers.
+    load = await run_load(served.base_url, served.target, users, turns, on_turns_done=done)
+    per_turn = 1000 / max(len(load.turns), 1)
+    db_ms = (db[1] - db[0]) * per_turn if db else None
+    return Measured(load, (clock[1] - clock[0]) * per_turn, db_ms)
 
 
 @asynccontextmanager
@@ -284,6 +306,7 @@ def _row(name: str, m: Measured, anchor_p95: float, planned: int) -> list[str]:
         f"{load.latency(0.5) * 1000:,.0f}",
         f"{load.latency(0.95) * 1000:,.0f}",
         f"{m.cpu_ms_per_turn:.1f}",
+        "-" if m.db_cpu_ms_per_turn is None else f"{m.db_cpu_ms_per_turn:.1f}",
         f"{load.latency(0.95) / anchor_p95:.2f}",
         failures,
     ]
@@ -301,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
     users, turns, rounds = (20, 3, 1) if args.quick else (args.users, args.turns, args.rounds)
     results = asyncio.run(measure(users, turns, rounds, not args.no_pg, args.only))
     headers = ["server", "ok", "failed", "stored failed", "half-turns", "p50 ms", "p95 ms"]
-    headers += ["CPU ms/turn", "p95 / ADK in-memory", "failures"]
+    headers += ["CPU ms/turn", "PG CPU ms/turn", "p95 / ADK in-memory", "failures"]
     print(f"{users} users x {turns} turns each, one calculate call per turn, loopback")
     for index in range(rounds):
         # Ratios within one round: the anchor ran minutes, not hours, before the others.

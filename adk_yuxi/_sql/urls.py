@@ -78,6 +78,7 @@ OPTION_CHECKS: dict[str, Callable[[str, str], str]] = {
     "max_artifact_bytes": _int_option(1),
     "schema": _schema_option,
     "busy_timeout_ms": _int_option(0),
+    "pool_size": _int_option(1),
 }
 OPTION_KEYS = tuple(OPTION_CHECKS)
 
@@ -123,6 +124,10 @@ def with_options(target: DatabaseTarget, extra: Mapping[str, str] | None) -> Dat
         if "schema" in merged:
             raise UnsupportedDatabaseUrlError(
                 "The schema option is for PostgreSQL; a SQLite database has no schemas."
+            )
+        if "pool_size" in merged:
+            raise UnsupportedDatabaseUrlError(
+                "The pool_size option is for PostgreSQL; SQLite uses one writer connection."
             )
         merged.setdefault("busy_timeout_ms", str(DEFAULT_BUSY_TIMEOUT_MS))
     return replace(target, options=merged)

@@ -21,9 +21,10 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ class ActiveRun:
     paused: bool = False
     final: bool = False
     error: str | None = None  # the first error event's code and message
+    lease_until: float = 0.0  # the lease as this worker last set it, by its own clock
     renewer: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
@@ -96,7 +98,9 @@ class LedgerPlugin(BasePlugin):
     `repository`: when given, a mark re-checks the account and the agent right in its
     transaction. `workspace`: the user's files for `present_artifacts`. `worker`: this
     process's lease token (host, pid and a random suffix by default). The lease lasts
-    `lease_seconds` and is renewed every `renew_every` (a quarter of it by default)."""
+    `lease_seconds` and is renewed every `renew_every` (a quarter of it by default);
+    before a model or tool call the lease is read from the database only when less than
+    `lease_margin` of it is left (half of it by default)."""
 
     def __init__(
         self,
@@ -107,6 +111,7 @@ class LedgerPlugin(BasePlugin):
         worker: str | None = None,
         lease_seconds: float = 120.0,
         renew_every: float | None = None,
+        lease_margin: float | None = None,
     ) -> None:
         super().__init__(name=PLUGIN_NAME)
         if lease_seconds <= 0:
@@ -120,8 +125,13 @@ class LedgerPlugin(BasePlugin):
         self.worker = worker or _default_worker()
         self.lease_seconds = lease_seconds
         self.renew_every = lease_seconds / 4 if renew_every is None else renew_every
+        self.lease_margin = lease_seconds / 2 if lease_margin is None else lease_margin
+        if self.lease_margin < 0:
+            raise ValueError("lease_margin must not be negative")
         self._workspace = workspace
         self._runs: dict[str, ActiveRun] = {}
+        self._claimed: dict[str, RunRecord] = {}
+        self._closed: dict[str, RunRecord] = {}
 
     def workspace_of(self, user_id: str) -> Path | None:
         """The user's workspace root, resolved; None when the App has none."""
@@ -134,6 +144,31 @@ class LedgerPlugin(BasePlugin):
 
     def run_of(self, invocation_id: str) -> ActiveRun | None:
         return self._runs.get(invocation_id)
+
+    # -- runs a host claimed -------------------------------------------------------------
+
+    def adopt(self, record: RunRecord) -> None:
+        """A run the host has just recorded as running under this worker's lease
+        (`SessionRuns.claim` or `resume`): its start takes the record as it is instead
+        of recording it again. Its outcome is kept for `disown`."""
+        if record.worker == self.worker and record.status == "running":
+            self._claimed[record.invocation_id] = record
+
+    def disown(self, invocation_id: str) -> RunRecord | None:
+        """Forgets an adopted run; returns the record as this plugin closed it, if it
+        did (None: not closed here, or this worker lost it: read the database)."""
+        self._claimed.pop(invocation_id, None)
+        return self._closed.pop(invocation_id, None)
+
+    def _adopted(self, ctx: InvocationContext) -> RunRecord | None:
+        record = self._claimed.get(ctx.invocation_id)
+        if record is None or (record.app_name, record.user_id, record.session_id) != (
+            ctx.app_name,
+            ctx.user_id,
+            ctx.session.id,
+        ):
+            return None
+        return record
 
     # -- the lease ----------------------------------------------------------------------
 
@@ -150,12 +185,16 @@ class LedgerPlugin(BasePlugin):
             if loop.time() < due:
                 continue
             due = loop.time() + self.renew_every
+            # Taken before the UPDATE: the row's lease ends no earlier than this.
+            until = time.time() + self.lease_seconds
             try:
                 held = await self.ledger.renew(active.run_id, active.worker, self.lease_seconds)
             except Exception:  # a database hiccup: keep the run, try again next time
                 logger.exception("renewing the lease of run %s failed", active.run_id)
                 continue
-            if not held:
+            if held:
+                active.lease_until = until
+            else:
                 logger.warning("run %s was taken over by another worker", active.run_id)
                 active.stop(WorkerLeaseExpired)
                 return
@@ -169,9 +208,20 @@ class LedgerPlugin(BasePlugin):
         if active.lost:
             return
         try:
-            await self.ledger.finish(active.run_id, active.worker, status, error)
+            closed = await self.ledger.finish(active.run_id, active.worker, status, error)
         except Exception:
             logger.exception("closing run %s as %s failed", active.run_id, status)
+            return
+        if closed and active.record.invocation_id in self._claimed:  # until `disown`
+            now = time.time()
+            self._closed[active.record.invocation_id] = replace(
+                active.record,
+                status=status,
+                error=error,
+                lease_expires_at=now,
+                updated_at=now,
+                ended_at=None if status == "waiting" else now,
+            )
 
     # -- ADK callbacks ------------------------------------------------------------------
 
@@ -180,8 +230,9 @@ class LedgerPlugin(BasePlugin):
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
         ctx = invocation_context
+        adopted = self._adopted(ctx)
         try:
-            record = await self.ledger.begin(
+            record = adopted or await self.ledger.begin(
                 app_name=ctx.app_name,
                 user_id=ctx.user_id,
                 session_id=ctx.session.id,
@@ -196,7 +247,11 @@ class LedgerPlugin(BasePlugin):
                 role="model",
                 parts=[types.Part(text=f"This run was not started ({refused.code}).")],
             )
-        active = ActiveRun(record=record, owner=asyncio.current_task())
+        active = ActiveRun(
+            record=record,
+            owner=asyncio.current_task(),
+            lease_until=record.lease_expires_at,
+        )
         self._runs[ctx.invocation_id] = active
         active.renewer = asyncio.create_task(self._keep(active), name=f"lease {record.run_id}")
         return None
@@ -213,14 +268,22 @@ class LedgerPlugin(BasePlugin):
                 active.error = f"{event.error_code}: {event.error_message or ''}"[:2000]
         return None
 
+    def _surely_held(self, active: ActiveRun) -> bool:
+        """Whether the lease this worker set itself has, by its own clock, more than
+        the safety margin left: nobody can have taken the run over or closed it then
+        (both need a lapsed lease; clocks are assumed synchronised well within it)."""
+        return active.lease_until - time.time() > self.lease_margin
+
     async def _stopped(self, invocation_id: str) -> type[RunStopped] | None:
-        """Why the run must not take its next step: checked in the database before
-        every model and tool call, so a worker whose run was taken over or closed
-        (its lease lapsed) executes nothing more, not only after its next renewal."""
+        """Why the run must not take its next step: checked before every model and
+        tool call, so a worker whose run was taken over or closed (its lease lapsed)
+        executes nothing more, not only after its next renewal. The database is read
+        only once the lease nears its end without a renewal (renewals and cancel
+        requests are watched by their own tasks)."""
         active = self._runs.get(invocation_id)
         if active is None:
             return None
-        if active.stopped is None:
+        if active.stopped is None and not self._surely_held(active):
             try:
                 async with self.store.read() as tx:
                     denial = await RunLedger.lease_denial(tx, active.run_id, active.worker)

@@ -102,15 +102,16 @@ class SessionRuns:
         while one waits at a waiting point."""
         for _ in range(3):
             now = time.time()
+            run_id, lease = f"run-{uuid.uuid4().hex}", now + lease_seconds
             params = {
-                "r": f"run-{uuid.uuid4().hex}",
+                "r": run_id,
                 "a": app_name,
                 "u": user_id,
                 "s": session_id,
                 "i": invocation_id,
                 "agent": agent_name,
                 "w": worker,
-                "lease": now + lease_seconds,
+                "lease": lease,
                 "now": now,
             }
             inserted = await self.store.write_one(
@@ -120,10 +121,22 @@ class SessionRuns:
                 " ON CONFLICT DO NOTHING",
                 params,
             )
-            if inserted == 1:
-                found = await self._one("run_id = :r", params)
-                assert found is not None
-                return found
+            if inserted == 1:  # the row is what was just inserted: no read back
+                return RunRecord(
+                    run_id=run_id,
+                    app_name=app_name,
+                    user_id=user_id,
+                    session_id=session_id,
+                    invocation_id=invocation_id,
+                    agent_name=agent_name,
+                    worker=worker,
+                    lease_expires_at=lease,
+                    status="running",
+                    error=None,
+                    started_at=now,
+                    updated_at=now,
+                    ended_at=None,
+                )
             blocking = await self._one(f"{_SESSION} AND {_ACTIVE} LIMIT 1", params)
             if blocking is None:
                 continue  # it ended meanwhile: try again

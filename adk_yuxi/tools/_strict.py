@@ -179,8 +179,9 @@ class StrictFunctionTool(HookedFunctionTool):
     def declaration(self) -> types.FunctionDeclaration | None:
         """ADK's declaration, with the parameters replaced by the schema that is
         enforced, so the model sees the constraints it is held to. Built once per name
-        (generating a JSON schema costs milliseconds); callers get a copy, since ADK's
-        callers may change what they get."""
+        (generating a JSON schema costs milliseconds); callers get a copy with a
+        fresh schema, since ADK's callers may change what they get (the other fields
+        are strings)."""
         cached = self._declaration
         if cached is None or cached.name != self.name:
             base = super().declaration()
@@ -191,7 +192,8 @@ class StrictFunctionTool(HookedFunctionTool):
             cached = self._declaration = types.FunctionDeclaration(
                 name=self.name, description=base.description, parameters_json_schema=schema
             )
-        return cached.model_copy(deep=True)
+        schema = copy.deepcopy(cached.parameters_json_schema or {})
+        return cached.model_copy(update={"parameters_json_schema": schema})
 
     def validate_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Returns the validated, converted arguments or raises `ToolArgumentsError`."""

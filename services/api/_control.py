@@ -17,7 +17,7 @@ from google.adk.agents.invocation_context import new_invocation_context_id
 from google.adk.runners import Runner
 
 from adk_yuxi._sql import SqlStore
-from adk_yuxi.ledger import RunLedger, RunRecord, SessionRuns
+from adk_yuxi.ledger import PLUGIN_NAME, LedgerPlugin, RunLedger, RunRecord, SessionRuns
 
 __all__ = ["Claim", "RunControl"]
 
@@ -26,10 +26,14 @@ log = logging.getLogger("adk_yuxi.services.api")
 
 @dataclass
 class Claim:
-    """A run this worker claimed and drives; `abort` cancels it (ADK's abort signal)."""
+    """A run this worker claimed and drives; `abort` cancels it (ADK's abort signal).
+    `plugin` is the ledger plugin of its Runner, which takes the claim over at the
+    run's start; `final` is the record after `settle`."""
 
     record: RunRecord
+    plugin: LedgerPlugin | None = None
     abort: asyncio.Event = field(default_factory=asyncio.Event)
+    final: RunRecord | None = None
 
     @property
     def run_id(self) -> str:
@@ -79,10 +83,19 @@ class RunControl:
                 if claim is not None:
                     claim.abort.set()
 
-    def _hold(self, record: RunRecord) -> Claim:
-        claim = Claim(record)
+    def _hold(self, runner: Runner, record: RunRecord) -> Claim:
+        plugin = runner.plugin_manager.get_plugin(PLUGIN_NAME)
+        claim = Claim(record, plugin if isinstance(plugin, LedgerPlugin) else None)
+        if claim.plugin is not None:
+            claim.plugin.adopt(record)
         self._claims[record.run_id] = claim
         return claim
+
+    def _drop(self, claim: Claim) -> RunRecord | None:
+        self._claims.pop(claim.run_id, None)
+        if claim.plugin is None:
+            return None
+        return claim.plugin.disown(claim.record.invocation_id)
 
     async def claim_new(self, runner: Runner, user_id: str, session_id: str) -> Claim:
         """The session's next run, recorded as running here (409 errors otherwise)."""
@@ -95,28 +108,34 @@ class RunControl:
             worker=self.worker,
             lease_seconds=self.lease_seconds,
         )
-        return self._hold(record)
+        return self._hold(runner, record)
 
-    async def claim_resume(self, run: RunRecord) -> Claim:
+    async def claim_resume(self, runner: Runner, run: RunRecord) -> Claim:
         """The waiting run, moved back to running here before its answer is recorded."""
         record = await self.runs.resume(run, worker=self.worker, lease_seconds=self.lease_seconds)
-        return self._hold(record)
+        return self._hold(runner, record)
 
     async def release(self, claim: Claim) -> None:
         """Gives a resumed run back to its waiting point (the answer was refused)."""
-        self._claims.pop(claim.run_id, None)
+        self._drop(claim)
         await self.ledger.finish(claim.run_id, self.worker, "waiting")
 
     async def settle(self, claim: Claim, status: str, error: str | None = None) -> None:
         """After the run: closes it with `status` if nothing else did (the run failed
-        before the ledger plugin began it); a run the plugin closed stays as it is."""
-        self._claims.pop(claim.run_id, None)
+        before the ledger plugin began it); a run the plugin closed stays as it is.
+        A run the plugin closed here, other than paused, is not read back: nobody
+        changes an ended run."""
+        closed = self._drop(claim)
+        if closed is not None and closed.status != "waiting":
+            claim.final = closed
+            return
         try:
             await self.ledger.finish(claim.run_id, self.worker, status, error)
             record = await self.ledger.get(claim.run_id)
             if record.status == "waiting" and record.cancel_requested_at is not None:
                 # Cancelled while it paused at a waiting point: the request still counts.
-                await self.cancel(record)
+                record, _ = await self.cancel(record)
+            claim.final = record
         except Exception:
             log.exception("closing run %s as %s failed", claim.run_id, status)
 

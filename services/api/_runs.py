@@ -51,10 +51,12 @@ def _run_status(
 async def _status(
     host: Host, claim: Claim, invocation: str | None, error_code: str | None
 ) -> dict[str, Any]:
-    try:
-        record: RunRecord | None = await host.ledger.get(claim.run_id)
-    except RunNotFound:
-        record = None
+    record: RunRecord | None = claim.final  # as `settle` left it
+    if record is None:
+        try:
+            record = await host.ledger.get(claim.run_id)
+        except RunNotFound:
+            record = None
     return _run_status(record, invocation, error_code)
 
 

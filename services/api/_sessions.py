@@ -178,8 +178,10 @@ async def run(
     each with its event id) ending with one `run_status` event. With
     `Idempotency-Key`, a retry starts nothing and streams the first run's events."""
     host = host_of(request)
-    # The last event only (the idempotency cursor): the Runner reads the whole session.
-    runner, session = await _own_session(request, caller, agent_id, session_id, recent=1)
+    # No events (the Runner reads the whole session), or the last one only: the
+    # idempotency cursor.
+    recent = 0 if idempotency_key is None else 1
+    runner, session = await _own_session(request, caller, agent_id, session_id, recent=recent)
     if idempotency_key is not None:
         cursor = session.events[-1].id if session.events else None
         key = check_key(idempotency_key)
@@ -282,7 +284,7 @@ async def answer_waitpoint(
         await claim.wait_for_resume(point.id)
         return await follow_session(host, runner, caller.user_id, session.id, claim.cursor)
     async with claim.released_on_error():
-        run = await host.control.claim_resume(await _paused_run(host, point))
+        run = await host.control.claim_resume(runner, await _paused_run(host, point))
         try:
             answered = await host.waitpoints.answer(point.id, body.answers, user_id=caller.user_id)
         except BaseException:

@@ -230,3 +230,9 @@ async def test_runs_of_a_user_page_newest_first(services: YuxiServices) -> None:
     assert [r.run_id for r in one.items] == [made[4], made[2], made[0]]
     with pytest.raises(ValueError):
         await ledger.list_runs(app_name=APP, user_id=USER, status="lost")
+
+
+def test_a_negative_lease_margin_is_refused(services: YuxiServices) -> None:
+    # It would let a worker act on a lease already lapsed by its own clock.
+    with pytest.raises(ValueError, match="lease_margin"):
+        LedgerPlugin(services.store, lease_margin=-1)

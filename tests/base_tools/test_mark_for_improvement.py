@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -123,17 +124,14 @@ async def test_revoked_right_refuses_the_mark_and_ends_the_run(services: YuxiSer
 
 async def test_mark_refused_once_the_lease_is_taken_over(services: YuxiServices) -> None:
     async def lapse(tool_context: ToolContext) -> dict[str, Any]:
-        """Another worker takes the run over."""
+        """Outlasts the lease (its renewal never comes); another worker takes the run over."""
         active = plugin.run_of(tool_context.invocation_id)
         assert active is not None
-        async with services.store.write() as tx:
-            await tx.execute(
-                "UPDATE yx_runs SET lease_expires_at = 0 WHERE run_id = :r", {"r": active.run_id}
-            )
+        await asyncio.sleep(0.6)
         await RunLedger(services.store).take_over(active.run_id, "B", 60)
         return {"ok": True}
 
-    plugin = LedgerPlugin(services.store)
+    plugin = LedgerPlugin(services.store, lease_seconds=0.5, renew_every=60)
     script = [
         types.Part(function_call=types.FunctionCall(name="lapse", args={})),
         mark("late"),

@@ -11,6 +11,7 @@ import pytest
 from adk_yuxi._sql import SqlStore
 from adk_yuxi.ledger import (
     LEASE_LAPSED,
+    LedgerPlugin,
     RunEnded,
     RunInProgress,
     RunLedger,
@@ -120,19 +121,18 @@ async def test_a_run_closed_under_its_worker_runs_no_further_tool(services: Yuxi
     closed = asyncio.Event()
 
     async def model_then_lapse(_: object) -> object:
-        # While this model call is in flight, the worker's lease lapses and another
-        # worker closes the run as failed (as it would after a crash).
+        # This model call outlasts the worker's lease (its renewal never comes) and
+        # another worker closes the run as failed (as it would after a crash).
         async with services.store.read() as tx:
             row = await tx.fetchone("SELECT run_id FROM yx_runs WHERE status = 'running'")
         assert row is not None
-        await services.store.write_one(
-            "UPDATE yx_runs SET lease_expires_at = 0 WHERE run_id = :r", {"r": row[0]}
-        )
+        await asyncio.sleep(0.6)
         assert await SessionRuns(services.store).expire(row[0])
         closed.set()
         return call("ask_user_question", questions=[COLOUR])
 
-    runner, llm, plugin = make_runner(services, [model_then_lapse, "never said"])
+    stalled = LedgerPlugin(services.store, lease_seconds=0.5, renew_every=60)
+    runner, llm, plugin = make_runner(services, [model_then_lapse, "never said"], ledger=stalled)
     session = await services.session_service.create_session(app_name=APP, user_id=USER)
     events = await run(runner, session.id, user_text("hello"))
     assert closed.is_set()
@@ -142,3 +142,35 @@ async def test_a_run_closed_under_its_worker_runs_no_further_tool(services: Yuxi
     assert len(llm.requests) == 1
     pending = await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)
     assert pending.items == []  # the tool never ran: no waiting point opened
+
+
+async def test_a_claimed_run_is_adopted_once_and_its_outcome_handed_back(
+    services: YuxiServices,
+) -> None:
+    """The plugin starts a run the host claimed without recording it again, only for
+    its own worker, and hands back the outcome it recorded (then forgets it)."""
+    runner, _, plugin = make_runner(services, ["done"])
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    runs = SessionRuns(services.store)
+    key = {**KEY, "session_id": session.id}
+    claimed = await runs.claim(
+        **key, invocation_id="e-adopted", worker=plugin.worker, lease_seconds=60
+    )
+    plugin.adopt(claimed)
+    plugin.adopt(await runs.claim(**KEY, invocation_id="e-x", worker="other", lease_seconds=60))
+    events = [
+        e
+        async for e in runner.run_async(
+            user_id=USER,
+            session_id=session.id,
+            invocation_id="e-adopted",
+            new_message=user_text("hi"),
+        )
+    ]
+    assert events[-1].content is not None and events[-1].content.parts[0].text == "done"
+    stored = await RunLedger(services.store).get(claimed.run_id)
+    assert stored.status == "completed" and stored.started_at == claimed.started_at
+    closed = plugin.disown("e-adopted")
+    assert closed is not None and (closed.run_id, closed.status) == (claimed.run_id, "completed")
+    assert plugin.disown("e-adopted") is None
+    assert plugin.disown("e-x") is None  # another worker's claim was never taken

@@ -3,12 +3,15 @@ replaced at checkout (pinged only after idling), and reads run without a transac
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
 from sqlalchemy.exc import DBAPIError
 
 from adk_yuxi._sql import SqlStore
 from adk_yuxi._sql._tx import IntegrityViolation
+from adk_yuxi._sql.errors import UnsupportedDatabaseUrlError
 from tests.sql_backends import PG_DSN, PG_URL
 
 
@@ -97,3 +100,32 @@ async def test_a_single_statement_write_commits_on_its_own(pg_schema: str) -> No
             assert (await tx.fetchall("SELECT count(*) FROM t_probe"))[0][0] == 1
     finally:
         await store.close()
+
+
+async def test_a_burst_reuses_the_pooled_connections(pg_schema: str) -> None:
+    """Up to `pool_size` (20 by default) connections stay open after a burst: a second
+    burst of the same width opens no new backend (with SQLAlchemy's default of 5, every
+    checkout past the fifth did)."""
+    store = SqlStore(f"{PG_URL}?schema={pg_schema}")
+
+    async def burst() -> set[int]:
+        async def one() -> int:
+            async with store.read() as tx:
+                rows = await tx.fetchall("SELECT pg_backend_pid(), pg_sleep(0.05)")
+            return int(rows[0][0])
+
+        return set(await asyncio.gather(*(one() for _ in range(12))))
+
+    try:
+        first = await burst()
+        assert len(first) == 12
+        assert await burst() <= first
+    finally:
+        await store.close()
+
+
+def test_pool_size_is_an_option_of_postgresql_only() -> None:
+    with pytest.raises(UnsupportedDatabaseUrlError, match="pool_size option is for PostgreSQL"):
+        SqlStore("sqlite:///x.db?pool_size=3")
+    with pytest.raises(UnsupportedDatabaseUrlError, match=r"Invalid pool_size='0'"):
+        SqlStore(f"{PG_URL}?pool_size=0")
