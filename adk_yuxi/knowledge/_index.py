@@ -114,7 +114,7 @@ class Bm25Index:
         tf *= np.repeat(idf, counts)
         self.impacts: npt.NDArray[np.float32] = tf
         self.upper = np.maximum.reduceat(tf, starts).astype(np.float64) if len(tf) else np.zeros(0)
-        self.top_row, self.top_docs = _best_documents(self.indptr, tf, self.docs, long_list)
+        self.long_terms, self.top_docs = _best_documents(self.indptr, tf, self.docs, long_list)
 
     @property
     def nbytes(self) -> int:
@@ -122,7 +122,7 @@ class Bm25Index:
             a.nbytes
             for a in (
                 *(self.cids, self.terms, self.indptr, self.docs, self.impacts, self.upper),
-                *(self.top_row, self.top_docs),
+                *(self.long_terms, self.top_docs),
             )
         ) + 120 * len(self.files)
 
@@ -150,10 +150,13 @@ class Bm25Index:
         bounds = zip(self.indptr[found].tolist(), self.indptr[found + 1].tolist(), strict=True)
         lists = []
         whole = low == 0 and high == self.n_docs
-        rows = self.top_row[found].tolist()
-        for term, (start, end), row in zip(found.tolist(), bounds, rows, strict=True):
+        rows = np.full(len(found), -1, dtype=np.int64)
+        if whole and len(self.long_terms):
+            rows = np.searchsorted(self.long_terms, found)
+            rows[self.long_terms.take(rows, mode="clip") != found] = -1
+        for term, (start, end), row in zip(found.tolist(), bounds, rows.tolist(), strict=True):
             docs = self.docs[start:end]
-            top = self.top_docs[row] if whole and row >= 0 else None
+            top = self.top_docs[row] if row >= 0 else None
             if not whole:
                 a, b = np.searchsorted(docs, [low, high]).tolist()
                 start, end, docs = start + a, start + b, docs[a:b]
@@ -165,13 +168,10 @@ class Bm25Index:
 
 def _best_documents(
     indptr: Ints, impacts: npt.NDArray[np.float32], docs: npt.NDArray[np.int32], long_list: int
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
-    """Per term, a row of its ``_TOP_DOCS`` highest-impact documents, best first, for the
-    lists longer than ``long_list`` (others get row -1): ~256 bytes per common term."""
-    counts = np.diff(indptr)
-    long = np.flatnonzero(counts > max(long_list, _TOP_DOCS))
-    rows = np.full(len(counts), -1, dtype=np.int32)
-    rows[long] = np.arange(len(long), dtype=np.int32)
+) -> tuple[Ints, npt.NDArray[np.int32]]:
+    """The terms whose lists are longer than ``long_list`` (ascending) and, per such term,
+    a row of its ``_TOP_DOCS`` highest-impact documents, best first: 264 bytes a term."""
+    long = np.flatnonzero(np.diff(indptr) > max(long_list, _TOP_DOCS)).astype(np.int64)
     top = np.empty((len(long), _TOP_DOCS), dtype=np.int32)
     for row, term in enumerate(long.tolist()):
         start, end = int(indptr[term]), int(indptr[term + 1])
@@ -179,7 +179,7 @@ def _best_documents(
         best = np.argpartition(part, end - start - _TOP_DOCS)[end - start - _TOP_DOCS :]
         best = best[np.argsort(-part[best], kind="stable")]
         top[row] = docs[start:end][best]
-    return rows, top
+    return long, top
 
 
 class _Postings:
