@@ -267,6 +267,8 @@ def _seed(lists: Sequence[_Postings], want: int) -> Ints:
         total += len(docs)
         if total >= want:
             break
+    if len(picked) == 1:
+        return picked[0].astype(np.int64)  # one list holds a document once
     return np.unique(np.concatenate(picked)).astype(np.int64)
 
 
