@@ -7,11 +7,13 @@ in each. Scores are bm25s's default ("lucene": idf ``log(1 + (N - df + .5) / (df
 ``tf / (tf + k1 (1 - b + b dl / avgdl))``, k1 1.5, b 0.75), so rankings equal bm25s's.
 
 A query first scores the best few documents of its strongest terms to get a threshold
-(the k-th best score found), then only the terms whose upper bounds together can reach
-it ("essential") produce candidates; a candidate is completed over the other terms only
-while its bound still can, and the threshold rises as partial scores come in. Common
-words therefore cost little when a rarer word is in the query. Documents are numbered
-by file (the rows arrive ordered by file), so one file is one contiguous range.
+(the k-th best score found; for a long list those are picked at build time, so a query
+does not partition a common word's postings), then only the terms whose upper bounds
+together can reach it ("essential") produce candidates; a candidate is completed over
+the other terms only while its bound still can, and the threshold rises as partial
+scores come in. Common words therefore cost little when a rarer word is in the query.
+Documents are numbered by file (the rows arrive ordered by file), so one file is one
+contiguous range.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ B = 0.75
 _POSITION_BITS = 26  # CJK keys are below 2**37: key << 26 | position fits in 63 bits
 _SEED_PER_HIT = 4
 _SEED_LISTS = 8  # seeds are scored on the strongest lists: a lower bound is enough
+_LONG_LIST = 256  # lists longer than this keep their best documents, picked at build
+_TOP_DOCS = 64  # how many: seeding wants k * _SEED_PER_HIT (top_k 16 and below)
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -83,7 +87,7 @@ def _posting_order(
 class Bm25Index:
     """Immutable once built: a write to the base means a new index (see `_search`)."""
 
-    def __init__(self, rows: IndexRows) -> None:
+    def __init__(self, rows: IndexRows, *, long_list: int = _LONG_LIST) -> None:
         n = len(rows.cids)
         self.cids = np.array(rows.cids, dtype=np.int64)
         self.n_docs = n
@@ -110,12 +114,16 @@ class Bm25Index:
         tf *= np.repeat(idf, counts)
         self.impacts: npt.NDArray[np.float32] = tf
         self.upper = np.maximum.reduceat(tf, starts).astype(np.float64) if len(tf) else np.zeros(0)
+        self.long_terms, self.top_docs = _best_documents(self.indptr, tf, self.docs, long_list)
 
     @property
     def nbytes(self) -> int:
         return sum(
             a.nbytes
-            for a in (self.cids, self.terms, self.indptr, self.docs, self.impacts, self.upper)
+            for a in (
+                *(self.cids, self.terms, self.indptr, self.docs, self.impacts, self.upper),
+                *(self.long_terms, self.top_docs),
+            )
         ) + 120 * len(self.files)
 
     def search(
@@ -141,27 +149,55 @@ class Bm25Index:
         found = at[self.terms[at] == keys]
         bounds = zip(self.indptr[found].tolist(), self.indptr[found + 1].tolist(), strict=True)
         lists = []
-        for term, (start, end) in zip(found.tolist(), bounds, strict=True):
+        whole = low == 0 and high == self.n_docs
+        rows = np.full(len(found), -1, dtype=np.int64)
+        if whole and len(self.long_terms):
+            rows = np.searchsorted(self.long_terms, found)
+            rows[self.long_terms.take(rows, mode="clip") != found] = -1
+        for term, (start, end), row in zip(found.tolist(), bounds, rows.tolist(), strict=True):
             docs = self.docs[start:end]
-            if low > 0 or high < self.n_docs:
+            top = self.top_docs[row] if row >= 0 else None
+            if not whole:
                 a, b = np.searchsorted(docs, [low, high]).tolist()
                 start, end, docs = start + a, start + b, docs[a:b]
             if end > start:
-                lists.append(_Postings(docs, self.impacts[start:end], float(self.upper[term])))
+                upper = float(self.upper[term])
+                lists.append(_Postings(docs, self.impacts[start:end], upper, top))
         return lists
+
+
+def _best_documents(
+    indptr: Ints, impacts: npt.NDArray[np.float32], docs: npt.NDArray[np.int32], long_list: int
+) -> tuple[Ints, npt.NDArray[np.int32]]:
+    """The terms whose lists are longer than ``long_list`` (ascending) and, per such term,
+    a row of its ``_TOP_DOCS`` highest-impact documents, best first: 264 bytes a term."""
+    long = np.flatnonzero(np.diff(indptr) > max(long_list, _TOP_DOCS)).astype(np.int64)
+    top = np.empty((len(long), _TOP_DOCS), dtype=np.int32)
+    for row, term in enumerate(long.tolist()):
+        start, end = int(indptr[term]), int(indptr[term + 1])
+        part = impacts[start:end]
+        best = np.argpartition(part, end - start - _TOP_DOCS)[end - start - _TOP_DOCS :]
+        best = best[np.argsort(-part[best], kind="stable")]
+        top[row] = docs[start:end][best]
+    return long, top
 
 
 class _Postings:
     """One term's postings (maybe cut to one file's range) and its impact bound."""
 
-    __slots__ = ("docs", "impacts", "upper")
+    __slots__ = ("docs", "impacts", "top", "upper")
 
     def __init__(
-        self, docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.float32], upper: float
+        self,
+        docs: npt.NDArray[np.int32],
+        impacts: npt.NDArray[np.float32],
+        upper: float,
+        top: npt.NDArray[np.int32] | None = None,
     ) -> None:
         self.docs = docs
         self.impacts = impacts
         self.upper = upper
+        self.top = top  # its best documents, best first, when picked at build time
 
 
 def _complete(
@@ -223,12 +259,16 @@ def _seed(lists: Sequence[_Postings], want: int) -> Ints:
     total = 0
     for p in lists:
         docs = p.docs
-        if len(docs) > want:
+        if p.top is not None and want <= len(p.top):
+            docs = p.top[:want]
+        elif len(docs) > want:
             docs = docs[np.argpartition(p.impacts, len(docs) - want)[len(docs) - want :]]
         picked.append(docs)
         total += len(docs)
         if total >= want:
             break
+    if len(picked) == 1:
+        return picked[0].astype(np.int64)  # one list holds a document once
     return np.unique(np.concatenate(picked)).astype(np.int64)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ def _corpus(rng: random.Random, n: int) -> list[str]:
     return docs
 
 
-def _index(docs: list[str], per_file: int = 7) -> Bm25Index:
+def _index(docs: list[str], per_file: int = 7, long_list: int = 256) -> Bm25Index:
     terms = [chunk_terms(d) for d in docs]
     return Bm25Index(
         IndexRows(
@@ -43,7 +44,8 @@ def _index(docs: list[str], per_file: int = 7) -> Bm25Index:
             lengths=[t.length for t in terms],
             keys=[t.key_bytes() for t in terms],
             freqs=[t.freq_bytes() for t in terms],
-        )
+        ),
+        long_list=long_list,
     )
 
 
@@ -135,3 +137,39 @@ def test_posting_order_is_a_stable_sort_by_key(position_bits: int) -> None:
     sorted_keys, order = _posting_order(keys, position_bits)
     expected = np.argsort(keys, kind="stable")
     assert (order == expected).all() and (sorted_keys == keys[expected]).all()
+
+
+def test_seeds_picked_at_build_time_give_the_exact_ranking_on_long_lists() -> None:
+    """Common words (df in the hundreds) seed from their best documents kept at build
+    time; the ranking must equal both an index that partitions per query and brute force."""
+    rng = random.Random(12)
+    docs = _corpus(rng, 1600)
+    index, plain = _index(docs), _index(docs, long_list=len(docs))
+    assert len(index.long_terms) >= 10 and len(plain.long_terms) == 0
+    for row, long in enumerate(index.long_terms.tolist()):
+        start, end = index.indptr[long], index.indptr[long + 1]
+        docs_of, impacts_of = index.docs[start:end].tolist(), index.impacts[start:end].tolist()
+        impact = dict(zip(docs_of, impacts_of, strict=True))
+        kept = [impact[d] for d in index.top_docs[row].tolist()]
+        assert kept == sorted(impact.values(), reverse=True)[: len(kept)]
+    bags = [Counter(document_terms(d)) for d in docs]
+    df = Counter(term for bag in bags for term in bag)
+    avg = sum(sum(bag.values()) for bag in bags) / len(bags)
+    for _ in range(40):
+        words = rng.sample(WORDS[:40], rng.randint(1, 3)) + rng.sample(WORDS, rng.randint(0, 2))
+        query = " ".join(words + rng.sample(HANZI[:30], rng.randint(0, 4)))
+        k = rng.choice([1, 10, 16, 50])
+        got = index.search(query_keys(query), k)
+        assert got == plain.search(query_keys(query), k), query
+        scored = []
+        for doc, bag in enumerate(bags):
+            score = 0.0
+            for term in dict.fromkeys(query_terms(query)):
+                tf = bag[term]
+                if tf:
+                    idf = np.log1p((len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                    score += idf * tf / (tf + K1 * (1 - B + B * sum(bag.values()) / avg))
+            if score > 0:
+                scored.append((-score, doc))
+        want = [10 + doc for _, doc in sorted(scored)[:k]]
+        assert [c for c, _ in got] == want, query
