@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from google.genai.types import Part
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
 from adk_yuxi.cli import main
 from adk_yuxi.storage import open_services
-from tests.e2e._cli import BIN, REPO
+from tests.e2e._cli import BIN, REPO, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -42,12 +41,6 @@ async def _seed(url: str, blobs: Path) -> None:
         await services.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}"
@@ -59,7 +52,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     token = issued.output.strip()
     # A built-in tool by name: `yuxi serve api` registers them before reading configs.
     (tmp_path / "helper.yaml").write_text("name: helper\ndescription: Helps.\ntools: [calculate]\n")
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             str(BIN / "yuxi"),

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -26,7 +25,7 @@ from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, Shar
 from adk_yuxi.cli import main
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import OpenAIScriptServer, ToolCall
-from tests.e2e._cli import BIN, REPO
+from tests.e2e._cli import BIN, REPO, free_port
 from tests.sql_backends import PG_URL
 
 from .conftest import parse_sse
@@ -64,14 +63,8 @@ async def _seed(url: str) -> None:
         await services.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _serve(env: dict[str, str], agents: Path, tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
-    port = _free_port()
+    port = free_port()
     command = [str(BIN / "yuxi"), "serve", "api", "--agents", str(agents), "--port", str(port)]
     command += ["--model", "openai/scripted", "--workspaces", str(tmp_path / "ws")]
     command += ["--lease-seconds", str(LEASE), "--cancel-poll-seconds", "0.2"]
