@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from ._gc import GC_OPTION, tune_for_serving
+
 __all__ = ["DB_OPTION", "add_api_commands", "database_url"]
 
 DEFAULT_DB = "sqlite+aiosqlite:///.yuxi/platform.db"
@@ -67,6 +69,7 @@ DB_OPTION = click.option(
     type=float,
     help="How often this worker looks for cancel requests made through other workers.",
 )
+@GC_OPTION
 def serve_api(
     db: str,
     agent_paths: tuple[Path, ...],
@@ -78,6 +81,7 @@ def serve_api(
     max_body_bytes: int,
     lease_seconds: float,
     cancel_poll_seconds: float,
+    gc_threshold: int,
 ) -> None:
     """Serve the authenticated host API for agent runs over HTTP."""
     import uvicorn
@@ -102,6 +106,7 @@ def serve_api(
         app = create_app(config)
     except (YuxiError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    tune_for_serving(gc_threshold)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
 
 

@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 import click
 
+from ._gc import GC_OPTION, tune_for_serving
+
 __all__ = ["kb", "serve"]
 
 T = TypeVar("T")
@@ -168,7 +170,10 @@ def serve() -> None:
     help="The runtime's delegation key file (JWK); the server uses its public half only.",
 )
 @click.option("--stdio", is_flag=True, help="Serve over stdio instead of HTTP.")
-def serve_knowledge(db: str, host: str, port: int, key: Path, stdio: bool) -> None:
+@GC_OPTION
+def serve_knowledge(
+    db: str, host: str, port: int, key: Path, stdio: bool, gc_threshold: int
+) -> None:
     """Serve the knowledge MCP server (streamable HTTP at /mcp, or stdio)."""
     from adk_yuxi.access import AccessRepository
     from adk_yuxi.knowledge import (
@@ -186,6 +191,7 @@ def serve_knowledge(db: str, host: str, port: int, key: Path, stdio: bool) -> No
         await store.prepare()
         service = KnowledgeService(store, AccessRepository(store.store), keys.verifier())
         server = build_knowledge_server(service)
+        tune_for_serving(gc_threshold)
         try:
             if stdio:
                 await server.run_stdio_async()
