@@ -1,8 +1,11 @@
 """The one place where driver errors become ours.
 
-Every ``Tx`` implementation catches ``DRIVER_ERRORS`` around its statements and
-raises ``translate(exc)``, so a service never sees ``sqlite3``, asyncpg or
-SQLAlchemy exception types for the conditions it is meant to handle. Lock
+Every ``Tx`` implementation catches its driver's errors around its statements and
+raises the translation, so a service never sees ``sqlite3``, asyncpg or SQLAlchemy
+exception types for the conditions it is meant to handle: a constraint
+(``IntegrityViolation``), a value the database refuses (``InvalidValueError``) and,
+on PostgreSQL, a connection that cannot be reached or broke
+(``DatabaseUnavailableError``) or any other server error (``DatabaseError``). Lock
 contention (``SQLITE_BUSY``) is not listed: the SQLite layer retries it itself.
 """
 
@@ -10,12 +13,13 @@ from __future__ import annotations
 
 import sqlite3
 
+import asyncpg
 from sqlalchemy import exc as sa_exc
 
 from ._tx import IntegrityViolation
-from .errors import InvalidValueError
+from .errors import DatabaseError, DatabaseUnavailableError, InvalidValueError
 
-__all__ = ["DRIVER_ERRORS", "translate"]
+__all__ = ["DRIVER_ERRORS", "PG_ERRORS", "translate", "translate_pg"]
 
 DRIVER_ERRORS: tuple[type[Exception], ...] = (
     sqlite3.IntegrityError,
@@ -24,6 +28,16 @@ DRIVER_ERRORS: tuple[type[Exception], ...] = (
     sa_exc.DataError,
 )
 
+_PG_INTEGRITY = asyncpg.exceptions.IntegrityConstraintViolationError
+_PG_VALUE = asyncpg.exceptions.DataError
+_PG_LINK: tuple[type[Exception], ...] = (
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.InternalClientError,  # the protocol out of step after a break
+    OSError,  # TimeoutError among them
+)
+PG_ERRORS: tuple[type[Exception], ...] = (asyncpg.exceptions.PostgresError, *_PG_LINK)
+
 
 def translate(exc: Exception) -> Exception:
     """The error of ours that stands for a driver error listed in ``DRIVER_ERRORS``."""
@@ -31,3 +45,14 @@ def translate(exc: Exception) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError | sa_exc.IntegrityError):
         return IntegrityViolation(str(cause))
     return InvalidValueError(f"The database refused a value: {cause}")
+
+
+def translate_pg(exc: Exception) -> Exception:
+    """The error of ours for an asyncpg error listed in ``PG_ERRORS``."""
+    if isinstance(exc, _PG_INTEGRITY):
+        return IntegrityViolation(str(exc))
+    if isinstance(exc, _PG_VALUE):
+        return InvalidValueError(f"The database refused a value: {exc}")
+    if isinstance(exc, _PG_LINK):
+        return DatabaseUnavailableError(f"The database connection failed: {type(exc).__name__}")
+    return DatabaseError(f"The database failed a statement: {exc}")

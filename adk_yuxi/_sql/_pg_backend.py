@@ -1,94 +1,168 @@
-"""PostgreSQL behind ``SqlStore``: SQLAlchemy Core ``text()`` on pooled asyncpg.
+"""PostgreSQL behind ``SqlStore``: asyncpg connections from the engine's pool.
 
-Statements are prepared and cached by SQLAlchemy and asyncpg; concurrency rests
-on row locks and constraints, and schema changes on a transaction-level advisory
-lock. Reads and single-statement writes run in autocommit: at PostgreSQL's READ
-COMMITTED every statement takes its own snapshot inside a transaction too, and one
-statement is atomic on its own, so BEGIN and COMMIT (or ROLLBACK) around them bought
-nothing but two round trips each.
+The pool, its idle-only ping and the connection setup (search path, JSON codecs)
+stay SQLAlchemy's; statements go to the asyncpg connection directly. SQLAlchemy's
+execution layers (greenlet hop, result objects, its own statement cache) cost more
+per statement than the statement's round trip itself (``bench/README.md``,
+"bench_host_api"). The ``:name`` SQL is compiled once per text by SQLAlchemy's own
+asyncpg dialect into ``$n`` form, so both backends read the same SQL the same way.
+
+Reads and single-statement writes run in autocommit: at PostgreSQL's READ COMMITTED
+every statement takes its own snapshot inside a transaction too, and one statement
+is atomic on its own, so BEGIN and COMMIT around them bought nothing but round trips.
+A connection that failed mid-statement, or whose statement was cancelled, is
+discarded rather than handed to the next caller.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import TextClause, text
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.util import greenlet_spawn
 
 from ._backend import StoreBackend
-from ._errormap import DRIVER_ERRORS, translate
+from ._errormap import PG_ERRORS, translate_pg
 from ._tx import Params, Row, Tx
-from .urls import Backend, DatabaseTarget
+from .errors import DatabaseUnavailableError
+from .urls import Backend
 
 # Arbitrary constant key for pg_advisory_xact_lock while creating or migrating.
 _PG_SCHEMA_LOCK_KEY = 0x59_55_58_49
+_DIALECT = asyncpg_dialect()
 
 
-@functools.lru_cache(maxsize=1024)
-def _clause(sql: str) -> TextClause:
-    return text(sql)
+@functools.lru_cache(maxsize=2048)
+def _compiled(sql: str) -> tuple[str, tuple[str, ...]]:
+    """The statement in asyncpg's ``$n`` form and the parameter name of each ``$n``."""
+    compiled = text(sql).compile(dialect=_DIALECT)
+    return str(compiled), tuple(compiled.positiontup or ())
+
+
+def _arguments(names: tuple[str, ...], params: Params | None) -> list[Any]:
+    if not names:
+        return []
+    if params is None:
+        raise ValueError(f"The statement needs a value for :{names[0]}.")
+    try:
+        return [params[name] for name in names]
+    except KeyError as exc:
+        raise ValueError(f"The statement needs a value for :{exc.args[0]}.") from None
+
+
+def _rowcount(status: str) -> int:
+    """The row count of a command tag (``UPDATE 3``, ``INSERT 0 1``); -1 for none."""
+    last = status.rpartition(" ")[2]
+    return int(last) if last.isdigit() else -1
+
+
+async def _translated(step: Awaitable[Any]) -> None:
+    try:
+        await step
+    except PG_ERRORS as exc:
+        raise translate_pg(exc) from exc
+
+
+class _Lease:
+    """One pooled connection while a unit of work holds it."""
+
+    __slots__ = ("broken", "conn", "fairy")
+
+    def __init__(self, fairy: Any) -> None:
+        self.fairy = fairy
+        self.conn: Any = fairy.driver_connection
+        self.broken = False
 
 
 class PgTx(Tx):
-    """Statements on one SQLAlchemy connection."""
+    """Statements on one asyncpg connection."""
 
     backend: Backend = "postgresql"
 
-    def __init__(self, conn: AsyncConnection) -> None:
+    def __init__(self, conn: Any) -> None:
         self._conn = conn
 
     async def execute(self, sql: str, params: Params | None = None) -> int:
+        query, names = _compiled(sql)
+        args = _arguments(names, params)
         try:
-            result = await self._conn.execute(_clause(sql), dict(params or {}))
-        except DRIVER_ERRORS as exc:
-            raise translate(exc) from exc
-        return int(result.rowcount)
+            status = await self._conn.execute(query, *args)
+        except PG_ERRORS as exc:
+            raise translate_pg(exc) from exc
+        return _rowcount(str(status))
 
     async def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         if not rows:
             return
+        query, names = _compiled(sql)
+        args = [_arguments(names, row) for row in rows]
         try:
-            await self._conn.execute(_clause(sql), [dict(row) for row in rows])
-        except DRIVER_ERRORS as exc:
-            raise translate(exc) from exc
+            await self._conn.executemany(query, args)
+        except PG_ERRORS as exc:
+            raise translate_pg(exc) from exc
 
     async def fetchall(self, sql: str, params: Params | None = None) -> list[Row]:
+        query, names = _compiled(sql)
+        args = _arguments(names, params)
         try:
-            result = await self._conn.execute(_clause(sql), dict(params or {}))
-        except DRIVER_ERRORS as exc:
-            raise translate(exc) from exc
-        return list(result.all())
+            records = await self._conn.fetch(query, *args)
+        except PG_ERRORS as exc:
+            raise translate_pg(exc) from exc
+        return [tuple(record) for record in records]
 
     async def lock_key(self, key: str) -> None:
         await self.execute("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))", {"key": key})
 
 
 class PostgresBackend(StoreBackend):
-    """PostgreSQL through the engine's asyncpg pool."""
+    """PostgreSQL on the asyncpg connections of the engine's pool."""
 
     name: Backend = "postgresql"
 
-    def __init__(self, target: DatabaseTarget, engine: AsyncEngine) -> None:
-        super().__init__(target, engine)
-        # The same pool; a connection checked out here runs each statement alone.
-        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+    @asynccontextmanager
+    async def _lease(self) -> AsyncIterator[_Lease]:
+        lease = _Lease(await self.engine.raw_connection())
+        try:
+            yield lease
+        except BaseException as exc:
+            if not isinstance(exc, Exception) or isinstance(exc, DatabaseUnavailableError):
+                lease.broken = True  # cancelled mid-statement, or the link failed
+            raise
+        finally:
+            if lease.broken:
+                # Its state is unknown: closed without waiting, never reused.
+                lease.fairy.invalidate()
+            await greenlet_spawn(lease.fairy.close)
 
     async def write_one(self, sql: str, params: Params | None) -> int:
-        async with self._autocommit.connect() as conn:
-            return await PgTx(conn).execute(sql, params)
+        async with self._lease() as lease:
+            return await PgTx(lease.conn).execute(sql, params)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
-        async with self.engine.begin() as conn:
-            yield PgTx(conn)
+        async with self._lease() as lease:
+            transaction = lease.conn.transaction()
+            await _translated(transaction.start())
+            try:
+                yield PgTx(lease.conn)
+            except Exception:
+                try:
+                    await _translated(transaction.rollback())
+                except DatabaseUnavailableError:
+                    lease.broken = True  # the caller's error says more than this one
+                raise
+            await _translated(transaction.commit())
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Tx]:
-        async with self._autocommit.connect() as conn:
-            yield PgTx(conn)
+        async with self._lease() as lease:
+            yield PgTx(lease.conn)
 
     async def lock_schema(self, conn: AsyncConnection) -> None:
         await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")

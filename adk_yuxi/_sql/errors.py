@@ -80,12 +80,22 @@ class InvalidValueError(YuxiStorageError, InputValidationError):
     """A value (state, id, name) cannot be stored faithfully on every backend."""
 
 
+class DatabaseError(YuxiStorageError):
+    """The PostgreSQL server failed a statement for a reason no other error names."""
+
+
+class DatabaseUnavailableError(DatabaseError, ConnectionError):
+    """The database could not be reached, or the connection broke mid-statement."""
+
+
 class StoreClosedError(YuxiStorageError, RuntimeError):
     """The store (or a service on it) was used after ``close()``."""
 
 
 __all__ = [
     "ArtifactTooLargeError",
+    "DatabaseError",
+    "DatabaseUnavailableError",
     "InvalidArtifactError",
     "InvalidNameError",
     "InvalidPageTokenError",

@@ -7,11 +7,10 @@ import asyncio
 
 import asyncpg
 import pytest
-from sqlalchemy.exc import DBAPIError
 
 from adk_yuxi._sql import SqlStore
 from adk_yuxi._sql._tx import IntegrityViolation
-from adk_yuxi._sql.errors import UnsupportedDatabaseUrlError
+from adk_yuxi._sql.errors import DatabaseUnavailableError, UnsupportedDatabaseUrlError
 from tests.sql_backends import PG_DSN, PG_URL
 
 
@@ -56,8 +55,8 @@ async def test_without_the_ping_the_dead_connection_reaches_the_caller(pg_schema
     try:
         first = await _backend_pid(store)
         await _kill(first)
-        # (It surfaces as SQLAlchemy's disconnect error, as a mid-request disconnect does.)
-        with pytest.raises(DBAPIError):
+        # (It surfaces as our DatabaseUnavailableError, as a mid-request disconnect does.)
+        with pytest.raises(DatabaseUnavailableError):
             await _backend_pid(store)
         assert await _backend_pid(store) != first  # the pool dropped the dead one
     finally:
@@ -129,3 +128,76 @@ def test_pool_size_is_an_option_of_postgresql_only() -> None:
         SqlStore("sqlite:///x.db?pool_size=3")
     with pytest.raises(UnsupportedDatabaseUrlError, match=r"Invalid pool_size='0'"):
         SqlStore(f"{PG_URL}?pool_size=0")
+
+
+async def test_a_statement_cancelled_midway_never_hands_its_connection_on(pg_schema: str) -> None:
+    """The cancelled statement's connection is in an unknown state: it is closed, and
+    the next caller gets a fresh one that answers (not "another operation in progress")."""
+    store = _store(pg_schema, idle_seconds=3600.0)
+    try:
+        first = await _backend_pid(store)
+
+        async def slow() -> None:
+            async with store.read() as tx:
+                await tx.fetchall("SELECT pg_sleep(5)")
+
+        task = asyncio.create_task(slow())
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await _backend_pid(store) != first
+    finally:
+        await store.close()
+
+
+async def test_a_write_cancelled_midway_commits_nothing(pg_schema: str) -> None:
+    store = _store(pg_schema, idle_seconds=3600.0)
+    try:
+        async with store.write() as tx:
+            await tx.execute("CREATE TABLE t_probe (x int PRIMARY KEY)")
+
+        async def slow_write() -> None:
+            async with store.write() as tx:
+                await tx.execute("INSERT INTO t_probe (x) VALUES (1)")
+                await tx.fetchall("SELECT pg_sleep(5)")
+
+        task = asyncio.create_task(slow_write())
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        async with store.read() as tx:
+            assert (await tx.fetchall("SELECT count(*) FROM t_probe"))[0][0] == 0
+    finally:
+        await store.close()
+
+
+async def test_server_errors_are_ours_and_keep_the_connection(pg_schema: str) -> None:
+    from adk_yuxi._sql.errors import DatabaseError, InvalidValueError
+
+    store = _store(pg_schema, idle_seconds=3600.0)
+    try:
+        first = await _backend_pid(store)
+        with pytest.raises(DatabaseError, match="does not exist") as caught:
+            async with store.read() as tx:
+                await tx.fetchall("SELECT * FROM no_such_table")
+        assert not isinstance(caught.value, DatabaseUnavailableError)
+        with pytest.raises(InvalidValueError):  # a value the column type refuses
+            async with store.read() as tx:
+                await tx.fetchall("SELECT CAST(:v AS int)", {"v": "seven"})
+        assert await _backend_pid(store) == first  # a refused statement is no broken link
+    finally:
+        await store.close()
+
+
+async def test_a_missing_parameter_is_named_and_nothing_is_sent(pg_schema: str) -> None:
+    store = _store(pg_schema, idle_seconds=3600.0)
+    try:
+        with pytest.raises(ValueError, match=":who"):
+            async with store.read() as tx:
+                await tx.fetchall("SELECT :who, :what", {"what": 1})
+        async with store.read() as tx:  # one value, used twice
+            assert await tx.fetchall("SELECT CAST(:a AS int) + CAST(:a AS int)", {"a": 1}) == [(2,)]
+    finally:
+        await store.close()
