@@ -17,8 +17,8 @@ discarded rather than handed to the next caller.
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -69,15 +69,63 @@ async def _translated(step: Awaitable[Any]) -> None:
         raise translate_pg(exc) from exc
 
 
-class _Lease:
-    """One pooled connection while a unit of work holds it."""
+class _Unit:
+    """One pooled connection while a unit of work holds it, in a transaction or not.
 
-    __slots__ = ("broken", "conn", "fairy")
+    A class rather than a generator context manager: this runs for every statement.
+    The connection goes back to the pool unless the work was cancelled mid-statement
+    or the link failed; then its state is unknown and it is closed without waiting.
+    """
 
-    def __init__(self, fairy: Any) -> None:
-        self.fairy = fairy
-        self.conn: Any = fairy.driver_connection
-        self.broken = False
+    __slots__ = ("_broken", "_engine", "_fairy", "_transaction", "_transactional")
+
+    def __init__(self, engine: Any, transactional: bool) -> None:
+        self._engine = engine
+        self._transactional = transactional
+        self._fairy: Any = None
+        self._transaction: Any = None
+        self._broken = False
+
+    async def __aenter__(self) -> PgTx:
+        self._fairy = await self._engine.raw_connection()
+        conn = self._fairy.driver_connection
+        if self._transactional:
+            try:
+                transaction = conn.transaction()
+                await _translated(transaction.start())
+            except BaseException as exc:
+                await self._release(exc)
+                raise
+            self._transaction = transaction
+        return PgTx(conn)
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        try:
+            if self._transaction is not None:
+                await self._end(exc)
+        except BaseException as failure:
+            await self._release(failure)
+            raise
+        await self._release(exc)
+
+    async def _end(self, exc: BaseException | None) -> None:
+        if exc is None:
+            await _translated(self._transaction.commit())
+        elif isinstance(exc, Exception) and not isinstance(exc, DatabaseUnavailableError):
+            try:
+                await _translated(self._transaction.rollback())
+            except DatabaseUnavailableError:
+                self._broken = True  # the caller's error says more than this one
+
+    async def _release(self, exc: BaseException | None) -> None:
+        if exc is not None and (
+            not isinstance(exc, Exception) or isinstance(exc, DatabaseUnavailableError)
+        ):
+            self._broken = True  # cancelled mid-statement, or the link failed
+        fairy, self._fairy = self._fairy, None
+        if self._broken:
+            fairy.invalidate()
+        await greenlet_spawn(fairy.close)
 
 
 class PgTx(Tx):
@@ -125,44 +173,15 @@ class PostgresBackend(StoreBackend):
 
     name: Backend = "postgresql"
 
-    @asynccontextmanager
-    async def _lease(self) -> AsyncIterator[_Lease]:
-        lease = _Lease(await self.engine.raw_connection())
-        try:
-            yield lease
-        except BaseException as exc:
-            if not isinstance(exc, Exception) or isinstance(exc, DatabaseUnavailableError):
-                lease.broken = True  # cancelled mid-statement, or the link failed
-            raise
-        finally:
-            if lease.broken:
-                # Its state is unknown: closed without waiting, never reused.
-                lease.fairy.invalidate()
-            await greenlet_spawn(lease.fairy.close)
-
     async def write_one(self, sql: str, params: Params | None) -> int:
-        async with self._lease() as lease:
-            return await PgTx(lease.conn).execute(sql, params)
+        async with _Unit(self.engine, transactional=False) as tx:
+            return await tx.execute(sql, params)
 
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[Tx]:
-        async with self._lease() as lease:
-            transaction = lease.conn.transaction()
-            await _translated(transaction.start())
-            try:
-                yield PgTx(lease.conn)
-            except Exception:
-                try:
-                    await _translated(transaction.rollback())
-                except DatabaseUnavailableError:
-                    lease.broken = True  # the caller's error says more than this one
-                raise
-            await _translated(transaction.commit())
+    def write(self) -> AbstractAsyncContextManager[Tx]:
+        return _Unit(self.engine, transactional=True)
 
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[Tx]:
-        async with self._lease() as lease:
-            yield PgTx(lease.conn)
+    def read(self) -> AbstractAsyncContextManager[Tx]:
+        return _Unit(self.engine, transactional=False)
 
     async def lock_schema(self, conn: AsyncConnection) -> None:
         await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")

@@ -11,8 +11,8 @@ run through ``migrations`` under the backend's schema lock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -116,23 +116,17 @@ class SqlStore:
         await self.ready()
         return await self._backend.write_one(sql, params)
 
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[Tx]:
+    def write(self) -> AbstractAsyncContextManager[Tx]:
         """A write transaction, committed on success and rolled back on error.
 
         On SQLite it holds the database write lock from its first statement;
         PostgreSQL callers rely on row locks and constraints.
         """
-        await self.ready()
-        async with self._backend.write() as tx:
-            yield tx
+        return _ReadyUnit(self, self._backend.write)
 
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[Tx]:
+    def read(self) -> AbstractAsyncContextManager[Tx]:
         """A read-only unit of work."""
-        await self.ready()
-        async with self._backend.read() as tx:
-            yield tx
+        return _ReadyUnit(self, self._backend.read)
 
     async def flush(self) -> None:
         """Moves buffered database state to its final place (SQLite: empties the WAL)."""
@@ -190,6 +184,28 @@ class SqlStore:
         self._backend.abandon()
         if self._owns_engine:
             self.engine.sync_engine.dispose(close=False)
+
+
+class _ReadyUnit:
+    """The backend's unit of work, entered once the schema is ready (a class: this
+    runs for every statement, and a generator context manager costs several times
+    as much)."""
+
+    __slots__ = ("_open", "_store", "_unit")
+
+    def __init__(self, store: SqlStore, open_unit: Callable[[], AbstractAsyncContextManager[Tx]]):
+        self._store = store
+        self._open = open_unit
+        self._unit: AbstractAsyncContextManager[Tx] | None = None
+
+    async def __aenter__(self) -> Tx:
+        await self._store.ready()
+        self._unit = self._open()
+        return await self._unit.__aenter__()
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool | None:
+        assert self._unit is not None
+        return await self._unit.__aexit__(exc_type, exc, tb)
 
 
 def make_store(

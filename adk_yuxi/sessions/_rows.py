@@ -31,6 +31,20 @@ SESSION_ROW = (
     " (SELECT u.state FROM yx_user_states u WHERE u.app_name = :app AND u.user_id = :user)"
     " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid"
 )
+# The session row and all its events in one statement, so one snapshot: the session
+# row first (``kind`` 0), then its events by seq (``kind`` 1).
+SESSION_WITH_EVENTS = (
+    f"SELECT 0 AS kind, s.sid, s.state, {REVISION}, {UPDATE_TIME},"
+    " (SELECT a.state FROM yx_app_states a WHERE a.app_name = :app),"
+    " (SELECT u.state FROM yx_user_states u WHERE u.app_name = :app AND u.user_id = :user),"
+    " NULL AS seq, NULL AS data, NULL AS fast_codec"
+    " FROM yx_sessions s WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid"
+    " UNION ALL"
+    " SELECT 1, NULL, NULL, NULL, NULL, NULL, NULL, e.seq, e.data, e.fast_codec"
+    " FROM yx_sessions s JOIN yx_events e ON e.sid = s.sid"
+    " WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid"
+    " ORDER BY kind, seq"
+)
 INSERT_EVENT = (
     "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data)"
     " SELECT sid, CAST(:rev AS BIGINT) + 1, CAST(:event_id AS TEXT),"

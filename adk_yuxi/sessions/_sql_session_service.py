@@ -61,6 +61,7 @@ from ._rows import (
     LAST_EVENT_ID,
     REVISION,
     SESSION_ROW,
+    SESSION_WITH_EVENTS,
     NotAppended,
     marker,
     parse_marker,
@@ -153,10 +154,16 @@ class SqlSessionService(BaseSessionService):
         session_id = check_session_id(session_id)
         params = {"app": app_name, "user": user_id, "sid": session_id}
         async with self._store.read() as tx:
-            row = await tx.fetchone(SESSION_ROW, params)
-            if row is None:
-                return None
-            rows = await self._event_rows(tx, row[0], row[2], config)
+            if _unfiltered(config):
+                both = await tx.fetchall(SESSION_WITH_EVENTS, params)
+                if not both or both[0][0] != 0:
+                    return None
+                row, rows = both[0][1:7], [r[7:] for r in both[1:]]
+            else:
+                first = await tx.fetchone(SESSION_ROW, params)
+                if first is None:
+                    return None
+                row, rows = first, await self._event_rows(tx, first[0], first[2], config)
         events, proven = decode_events([(data, codec) for _, data, codec in rows])
         self._marks.schedule(int(row[0]), [rows[index][0] for index in proven])
         return self._to_session(app_name, user_id, session_id, row, events)
@@ -362,3 +369,8 @@ class SqlSessionService(BaseSessionService):
             f"Session {params['sid']!r} not found for app {params['app']!r} and user"
             f" {params['user']!r}; it was never created or has been deleted."
         )
+
+
+def _unfiltered(config: GetSessionConfig | None) -> bool:
+    """Whether the config asks for every event (then one statement reads it all)."""
+    return config is None or (config.num_recent_events is None and config.after_timestamp is None)
