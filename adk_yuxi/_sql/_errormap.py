@@ -19,7 +19,14 @@ from sqlalchemy import exc as sa_exc
 from ._tx import IntegrityViolation
 from .errors import DatabaseError, DatabaseUnavailableError, InvalidValueError
 
-__all__ = ["DRIVER_ERRORS", "PG_ERRORS", "translate", "translate_pg"]
+__all__ = [
+    "DRIVER_ERRORS",
+    "PG_CONNECT_ERRORS",
+    "PG_ERRORS",
+    "translate",
+    "translate_pg",
+    "translate_pg_connect",
+]
 
 DRIVER_ERRORS: tuple[type[Exception], ...] = (
     sqlite3.IntegrityError,
@@ -37,6 +44,8 @@ _PG_LINK: tuple[type[Exception], ...] = (
     OSError,  # TimeoutError among them
 )
 PG_ERRORS: tuple[type[Exception], ...] = (asyncpg.exceptions.PostgresError, *_PG_LINK)
+# What taking a connection from the pool raises when a new one cannot be opened.
+PG_CONNECT_ERRORS: tuple[type[Exception], ...] = (sa_exc.DBAPIError, *PG_ERRORS)
 
 
 def translate(exc: Exception) -> Exception:
@@ -45,6 +54,14 @@ def translate(exc: Exception) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError | sa_exc.IntegrityError):
         return IntegrityViolation(str(cause))
     return InvalidValueError(f"The database refused a value: {cause}")
+
+
+def translate_pg_connect(exc: Exception) -> DatabaseUnavailableError:
+    """The error of ours for a failure to open a connection (``PG_CONNECT_ERRORS``)."""
+    cause = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc
+    return DatabaseUnavailableError(
+        f"The database cannot be reached: {type(cause).__name__ if cause else type(exc).__name__}"
+    )
 
 
 def translate_pg(exc: Exception) -> Exception:

@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.util import greenlet_spawn
 
 from ._backend import StoreBackend
-from ._errormap import PG_ERRORS, translate_pg
+from ._errormap import PG_CONNECT_ERRORS, PG_ERRORS, translate_pg, translate_pg_connect
 from ._tx import Params, Row, Tx
 from .errors import DatabaseUnavailableError
 from .urls import Backend
@@ -87,7 +87,10 @@ class _Unit:
         self._broken = False
 
     async def __aenter__(self) -> PgTx:
-        self._fairy = await self._engine.raw_connection()
+        try:
+            self._fairy = await self._engine.raw_connection()
+        except PG_CONNECT_ERRORS as exc:
+            raise translate_pg_connect(exc) from exc
         conn = self._fairy.driver_connection
         if self._transactional:
             try:
