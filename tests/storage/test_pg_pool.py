@@ -4,6 +4,8 @@ replaced at checkout (pinged only after idling), and reads run without a transac
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 import asyncpg
 import pytest
@@ -130,6 +132,14 @@ def test_pool_size_is_an_option_of_postgresql_only() -> None:
         SqlStore(f"{PG_URL}?pool_size=0")
 
 
+async def _cancelled_midway(work: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.create_task(work)
+    await asyncio.sleep(0.2)  # well inside its pg_sleep
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 async def test_a_statement_cancelled_midway_never_hands_its_connection_on(pg_schema: str) -> None:
     """The cancelled statement's connection is in an unknown state: it is closed, and
     the next caller gets a fresh one that answers (not "another operation in progress")."""
@@ -141,11 +151,7 @@ async def test_a_statement_cancelled_midway_never_hands_its_connection_on(pg_sch
             async with store.read() as tx:
                 await tx.fetchall("SELECT pg_sleep(5)")
 
-        task = asyncio.create_task(slow())
-        await asyncio.sleep(0.2)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await _cancelled_midway(slow())
         assert await _backend_pid(store) != first
     finally:
         await store.close()
@@ -162,11 +168,7 @@ async def test_a_write_cancelled_midway_commits_nothing(pg_schema: str) -> None:
                 await tx.execute("INSERT INTO t_probe (x) VALUES (1)")
                 await tx.fetchall("SELECT pg_sleep(5)")
 
-        task = asyncio.create_task(slow_write())
-        await asyncio.sleep(0.2)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await _cancelled_midway(slow_write())
         async with store.read() as tx:
             assert (await tx.fetchall("SELECT count(*) FROM t_probe"))[0][0] == 0
     finally:
