@@ -112,13 +112,19 @@ class _Unit:
         await self._release(exc)
 
     async def _end(self, exc: BaseException | None) -> None:
+        # A failed COMMIT or ROLLBACK leaves the session's state in doubt: the
+        # connection is not reused.
         if exc is None:
-            await _translated(self._transaction.commit())
+            try:
+                await _translated(self._transaction.commit())
+            except Exception:
+                self._broken = True
+                raise
         elif isinstance(exc, Exception) and not isinstance(exc, DatabaseUnavailableError):
             try:
                 await _translated(self._transaction.rollback())
-            except DatabaseUnavailableError:
-                self._broken = True  # the caller's error says more than this one
+            except Exception:  # the caller's error, raised next, says more
+                self._broken = True
 
     async def _release(self, exc: BaseException | None) -> None:
         if exc is not None and (
