@@ -28,6 +28,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from .errors import DatabaseUnavailableError
 from .urls import DEFAULT_BUSY_TIMEOUT_MS, DatabaseTarget
 
 __all__ = [
@@ -73,7 +74,14 @@ def create_engine(target: DatabaseTarget, **engine_kwargs: Any) -> AsyncEngine:
     if target.backend == "sqlite" and target.url.database:
         # A new deployment's data directory may not exist yet; SQLite would only say
         # "unable to open database file".
-        Path(target.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(target.url.database).expanduser().parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseUnavailableError(
+                f"Cannot create the folder of the SQLite database {target.redacted()}:"
+                f" {exc.strerror or exc}"
+            ) from exc
     engine = create_async_engine(target.url, **kwargs)
     if target.backend == "postgresql" and not kwargs.get("pool_pre_ping"):
         ping_when_idle(engine, float(ping_idle))

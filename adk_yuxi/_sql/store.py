@@ -11,6 +11,7 @@ run through ``migrations`` under the backend's schema lock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -24,7 +25,7 @@ from ._pg_backend import PostgresBackend
 from ._sqlite_backend import SqliteBackend
 from ._tx import IntegrityViolation, Params, Row, Tx
 from .engine import create_engine
-from .errors import StoreClosedError
+from .errors import DatabaseUnavailableError, StoreClosedError
 from .migrations import SchemaPart, apply_parts, schema_parts
 from .schema import PLATFORM
 from .urls import Backend, DatabaseTarget, parse_database_url, with_options
@@ -102,7 +103,13 @@ class SqlStore:
     async def migrate(self, parts: Sequence[SchemaPart]) -> None:
         """Applies the pending steps of ``parts`` in one transaction under the schema lock."""
         self._check_open()
-        async with self.engine.connect() as conn:
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                conn = await stack.enter_async_context(self.engine.connect())
+            except Exception as exc:  # refused, unknown host, bad password, no such file
+                raise DatabaseUnavailableError(
+                    f"Cannot open the database {self.description}: {_cause(exc)}"
+                ) from exc
             await self._backend.lock_schema(conn)
             await apply_parts(conn, self.backend, parts)
             await conn.commit()
@@ -184,6 +191,12 @@ class SqlStore:
         self._backend.abandon()
         if self._owns_engine:
             self.engine.sync_engine.dispose(close=False)
+
+
+def _cause(exc: BaseException) -> str:
+    """The driver's own words, without SQLAlchemy's wrapping and links."""
+    cause = getattr(exc, "orig", None) or exc
+    return f"{type(cause).__name__}: {cause}"
 
 
 class _ReadyUnit:

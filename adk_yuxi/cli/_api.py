@@ -104,10 +104,23 @@ def serve_api(
             cancel_poll_seconds=cancel_poll_seconds,
         )
         app = create_app(config)
+        # Reached and migrated before serving: a wrong URL is one line, not a traceback
+        # from inside the server's startup.
+        asyncio.run(_prepare_database(config.database_url))
     except (YuxiError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     tune_for_serving(gc_threshold)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+
+
+async def _prepare_database(url: str) -> None:
+    from adk_yuxi.storage import open_services
+
+    services = open_services(url)
+    try:
+        await services.prepare()
+    finally:
+        await services.close()
 
 
 @click.group("api-key")
