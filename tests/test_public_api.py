@@ -227,6 +227,8 @@ PUBLIC: dict[str, set[str]] = {
     },
     "adk_yuxi.storage": {
         "ArtifactTooLargeError",
+        "DatabaseError",
+        "DatabaseUnavailableError",
         "InvalidArtifactError",
         "InvalidNameError",
         "InvalidPageTokenError",

@@ -2,6 +2,8 @@
 
 from .errors import (
     ArtifactTooLargeError,
+    DatabaseError,
+    DatabaseUnavailableError,
     InvalidArtifactError,
     InvalidNameError,
     InvalidPageTokenError,
@@ -23,7 +25,9 @@ __all__ = [
     "PLATFORM",
     "SCHEMA_VERSION",
     "ArtifactTooLargeError",
+    "DatabaseError",
     "DatabaseTarget",
+    "DatabaseUnavailableError",
     "IntegrityViolation",
     "InvalidArtifactError",
     "InvalidNameError",

@@ -2,6 +2,8 @@
 
 from .._sql.errors import (
     ArtifactTooLargeError,
+    DatabaseError,
+    DatabaseUnavailableError,
     InvalidArtifactError,
     InvalidNameError,
     InvalidPageTokenError,
@@ -23,6 +25,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "SCHEMES",
     "ArtifactTooLargeError",
+    "DatabaseError",
+    "DatabaseUnavailableError",
     "InvalidArtifactError",
     "InvalidNameError",
     "InvalidPageTokenError",
