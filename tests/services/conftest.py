@@ -14,12 +14,21 @@ import pytest
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, Role, ShareConfig, User
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.runtime import AgentConfig
-from adk_yuxi.storage import open_services
+from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm
 from services.api import ApiConfig, create_app
 from tests.sql_backends import db_url, pg_schema
 
-__all__ = ["Api", "db_url", "new_session", "open_api", "parse_sse", "pg_schema", "run"]
+__all__ = [
+    "Api",
+    "db_url",
+    "new_session",
+    "open_api",
+    "parse_sse",
+    "pg_schema",
+    "run",
+    "share_agent",
+]
 
 PLANNER = AgentConfig(name="planner", description="Plans with the user.", tools=())
 SECRET = AgentConfig(name="secret", description="Only for root.", tools=())
@@ -34,6 +43,17 @@ class Api:
 
     def auth(self, user: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[user]}"}
+
+
+async def share_agent(services: YuxiServices, agent_id: str, owner: str) -> None:
+    """`owner` as a user, and the agent `agent_id` as theirs, shared with everyone."""
+    access = AccessRepository(services.store)
+    await access.save_user(User(id=owner))
+    await access.save_resource(
+        ResourceRecord(
+            kind=ResourceKind.AGENT, id=agent_id, creator_id=owner, share=ShareConfig.public()
+        )
+    )
 
 
 async def seed(url: str) -> dict[str, str]:

@@ -23,13 +23,11 @@ import uvicorn
 from google.adk.models.base_llm import BaseLlm
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers calculate)
-from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
-from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.models import MODEL_REJECTED, OpenAICompatibleLlm
 from adk_yuxi.runtime import AgentConfig
-from adk_yuxi.storage import open_services
 from adk_yuxi.testing import OpenAIScriptServer, ToolCall
 from bench._host_load import Audit, YuxiServer, audit_turns, run_load, sse_frames
+from bench.bench_host_api import seed_users
 from services.api import ApiConfig, create_app
 
 pytestmark = pytest.mark.slow
@@ -44,32 +42,12 @@ class Served:
     target: YuxiServer
 
 
-async def _seed(url: str, users: list[str]) -> dict[str, str]:
-    services = open_services(url)
-    try:
-        access = AccessRepository(services.store)
-        await access.save_user(User(id="owner"))
-        await access.save_resource(
-            ResourceRecord(
-                kind=ResourceKind.AGENT, id="calc", creator_id="owner", share=ShareConfig.public()
-            )
-        )
-        keys = ApiKeyStore(services.store)
-        tokens = {}
-        for user in users:
-            await access.save_user(User(id=user))
-            tokens[user] = (await keys.issue(user, issued_by=user)).token
-        return tokens
-    finally:
-        await services.close()
-
-
 @asynccontextmanager
 async def serve(
     url: str, tmp_path: Path, model: BaseLlm | str, users: list[str]
 ) -> AsyncIterator[Served]:
     """The app under uvicorn on a loopback socket of this event loop."""
-    tokens = await _seed(url, users)
+    tokens = await seed_users(url, users)  # the benchmark's own seeding
     app = create_app(
         ApiConfig(database_url=url, agents=(CALC,), workspace_root=tmp_path / "ws", model=model)
     )

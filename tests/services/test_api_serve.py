@@ -16,10 +16,11 @@ import pytest
 from click.testing import CliRunner
 from google.genai.types import Part
 
-from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
 from adk_yuxi.cli import main
 from adk_yuxi.storage import open_services
 from tests.e2e._cli import BIN, REPO, free_port
+
+from .conftest import share_agent
 
 pytestmark = pytest.mark.slow
 
@@ -30,13 +31,7 @@ async def _seed(url: str, blobs: Path) -> None:
         await services.artifact_service.save_artifact(
             app_name="helper", user_id="mei", filename="user:hello.txt", artifact=Part(text="hi")
         )
-        access = AccessRepository(services.store)
-        await access.save_user(User(id="mei"))
-        await access.save_resource(
-            ResourceRecord(
-                kind=ResourceKind.AGENT, id="helper", creator_id="mei", share=ShareConfig.public()
-            )
-        )
+        await share_agent(services, "helper", "mei")
     finally:
         await services.close()
 

@@ -21,14 +21,13 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
 from adk_yuxi.cli import main
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import OpenAIScriptServer, ToolCall
 from tests.e2e._cli import BIN, REPO, free_port
 from tests.sql_backends import PG_URL
 
-from .conftest import parse_sse
+from .conftest import parse_sse, share_agent
 from .test_api_runs import QUESTIONS
 
 pytestmark = pytest.mark.slow
@@ -52,13 +51,7 @@ class Held:
 async def _seed(url: str) -> None:
     services = open_services(url)
     try:
-        access = AccessRepository(services.store)
-        await access.save_user(User(id="mei"))
-        await access.save_resource(
-            ResourceRecord(
-                kind=ResourceKind.AGENT, id="helper", creator_id="mei", share=ShareConfig.public()
-            )
-        )
+        await share_agent(services, "helper", "mei")
     finally:
         await services.close()
 
