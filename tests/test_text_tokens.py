@@ -4,6 +4,7 @@ import random
 import unicodedata
 
 from adk_yuxi._text import document_terms, index_tokens, query_terms, query_tokens, text_runs
+from adk_yuxi._text.tokens import nfkc
 
 
 def test_raw_terms_are_the_encoded_tokens_before_encoding() -> None:
@@ -87,3 +88,21 @@ def test_regex_runs_equal_the_loop_over_every_code_point_block() -> None:
     for start in range(0, 0x30000, 64):
         text = "".join(chr(code) for code in range(start, start + 64))
         assert text_runs(text) == _old_runs(text), hex(start)
+
+
+def test_fast_nfkc_equals_unicodedata_on_random_mixed_text() -> None:
+    # Full-width forms next to combining marks and other compatibility characters are
+    # where replacing them first could differ from normalizing the whole text.
+    rng = random.Random(20261202)
+    pools = [*_POOLS, "\uff21\uff45\u0301\u0308\u3000\uff5e\uff01\uff0c\u3099\u309a\u304b"]
+    for _ in range(20_000):
+        chosen = rng.sample(pools, rng.randint(1, 4))
+        text = "".join(rng.choice(rng.choice(chosen)) for _ in range(rng.randint(0, 60)))
+        assert nfkc(text) == unicodedata.normalize("NFKC", text), repr(text)
+
+
+def test_fast_nfkc_equals_unicodedata_after_every_full_width_form() -> None:
+    for code in [*range(0xFF01, 0xFF5F), 0x3000]:
+        for follower in ("", "\u0301", "\u0308", "\u3099", "a", "\uff21", "\ufb01"):
+            text = f"数据{chr(code)}{follower}库，"
+            assert nfkc(text) == unicodedata.normalize("NFKC", text), hex(code)

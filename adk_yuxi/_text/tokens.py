@@ -27,6 +27,7 @@ __all__ = [
     "MAX_BODY_CHARS",
     "document_terms",
     "index_tokens",
+    "nfkc",
     "query_terms",
     "query_tokens",
     "text_runs",
@@ -61,12 +62,30 @@ _CJK_CLASS = "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES)
 # `str.isalnum()` for str patterns, minus the CJK ranges. One C-level pass instead of a
 # Python loop per character (ingest spent most of its time there).
 _RUN = re.compile(f"([{_CJK_CLASS}]+)|([^\\W_{_CJK_CLASS}]+)")
+# Full-width ASCII forms and the ideographic space: what keeps ordinary Chinese text
+# (its full-width comma) from being NFKC-normal. Each maps to its one-character NFKC
+# decomposition.
+_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
+_HALF_WIDTH = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFF01, 0xFF5F)}
+_HALF_WIDTH["\u3000"] = " "
+
+
+def nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, fast for text whose only compatibility
+    characters are full-width forms (most Chinese): those are replaced by their
+    decompositions first, which NFKC would do anyway, and the result is then usually
+    already normal (a quick check), skipping the full normalization (~8x slower)."""
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    for wide in set(_FULL_WIDTH.findall(text)):
+        text = text.replace(wide, _HALF_WIDTH[wide])
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
 def text_runs(text: str) -> list[tuple[bool, str]]:
     """Splits text into (is_cjk, run) pairs of word characters, NFKC-normalised and
     lower-cased: the runs every term is made of."""
-    normal = unicodedata.normalize("NFKC", text).lower()
+    normal = nfkc(text).lower()
     return [(True, cjk) if cjk else (False, word) for cjk, word in _RUN.findall(normal)]
 
 
