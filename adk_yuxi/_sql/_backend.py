@@ -43,6 +43,11 @@ class StoreBackend(ABC):
     async def lock_schema(self, conn: AsyncConnection) -> None:
         """Takes the lock that serialises schema creation and migration."""
 
+    async def warm(self) -> int:
+        """Opens the connections a busy process will want, before it is busy; how
+        many are open. Nothing to open by default."""
+        return 0
+
     @abstractmethod
     def default_blob_dir(self) -> Path:
         """Where artifact payloads go when neither caller nor URL names a directory."""

@@ -16,6 +16,7 @@ discarded rather than handed to the next caller.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Awaitable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -137,6 +138,19 @@ class _Unit:
         await greenlet_spawn(fairy.close)
 
 
+async def _touch_tables(conn: Any) -> None:
+    try:
+        names = await conn.fetch(
+            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+            " AND relkind IN ('r', 'p') AND relname LIKE 'yx\\_%'"
+        )
+        if names:
+            quoted = ['"' + str(row[0]).replace('"', '""') + '"' for row in names]
+            await conn.execute(" UNION ALL ".join(f"SELECT 1 FROM {q} WHERE false" for q in quoted))
+    except PG_ERRORS as exc:
+        raise translate_pg(exc) from exc
+
+
 class PgTx(Tx):
     """Statements on one asyncpg connection."""
 
@@ -191,6 +205,36 @@ class PostgresBackend(StoreBackend):
 
     def read(self) -> AbstractAsyncContextManager[Tx]:
         return _Unit(self.engine, transactional=False)
+
+    async def warm(self) -> int:
+        """Fills the pool, each connection with the store's tables known to its server
+        process. A new connection costs the server a process, and its first statement
+        on each table ~1 ms more than later ones (catalog caches); at a start under
+        load every request would pay both at once (``bench/README.md``)."""
+        size = getattr(self.engine.pool, "size", None)
+        wanted = size() if callable(size) else 0
+        if wanted <= 0:
+            return 0
+        opened = await asyncio.gather(
+            *(self.engine.raw_connection() for _ in range(wanted)), return_exceptions=True
+        )
+        fairies = [f for f in opened if not isinstance(f, BaseException)]
+        touched = await asyncio.gather(
+            *(_touch_tables(f.driver_connection) for f in fairies), return_exceptions=True
+        )
+        for fairy, outcome in zip(fairies, touched, strict=True):
+            if outcome is not None:
+                fairy.invalidate()  # its state is unknown
+            await greenlet_spawn(fairy.close)  # back to the pool, open
+        for failure in opened:
+            if isinstance(failure, PG_CONNECT_ERRORS):
+                raise translate_pg_connect(failure) from failure
+            if isinstance(failure, BaseException):
+                raise failure
+        for outcome in touched:
+            if outcome is not None:
+                raise outcome
+        return len(fairies)
 
     async def lock_schema(self, conn: AsyncConnection) -> None:
         await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")

@@ -114,6 +114,13 @@ class SqlStore:
             await apply_parts(conn, self.backend, parts)
             await conn.commit()
 
+    async def warm(self) -> int:
+        """Creates or checks the schema, then opens the connections a busy server
+        wants (PostgreSQL: the pool's size) so its first requests do not each open
+        one; returns how many were opened. For a server's start, not per request."""
+        await self.ready()
+        return await self._backend.warm()
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreClosedError(f"The SQL store for {self.description} has been closed.")

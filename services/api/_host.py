@@ -76,6 +76,7 @@ class Host:
 
     async def start(self) -> None:
         await self.services.prepare()
+        await self.services.store.warm()  # the pool's connections, before the first request
         self.control.start()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:

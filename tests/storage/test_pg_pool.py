@@ -270,3 +270,63 @@ async def test_a_lost_database_is_our_error_and_the_store_recovers(pg_schema: st
     finally:
         await store.close()
         await link.stop()
+
+
+async def _backends() -> set[int]:
+    conn = await asyncpg.connect(PG_DSN, timeout=3)
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    return {int(row[0]) for row in rows}
+
+
+async def test_warm_opens_the_pool_before_the_first_burst(pg_schema: str) -> None:
+    store = SqlStore(f"{PG_URL}?schema={pg_schema}", pool_size=4, max_overflow=0)
+
+    async def one() -> int:
+        async with store.read() as tx:
+            rows = await tx.fetchall("SELECT pg_backend_pid(), pg_sleep(0.05)")
+        return int(rows[0][0])
+
+    try:
+        assert await store.warm() == 4
+        assert store.engine.pool.checkedin() == 4  # type: ignore[attr-defined]
+        opened = await _backends()
+        used = set(await asyncio.gather(*(one() for _ in range(4))))
+        assert len(used) == 4 and used <= opened  # no request opened a connection
+    finally:
+        await store.close()
+
+
+async def test_warm_on_a_lost_database_is_our_error(pg_schema: str) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(PG_DSN)
+    link = _Link((parts.hostname or "127.0.0.1", parts.port or 5432))
+    await link.start()
+    url = PG_URL.replace(f"{parts.hostname}:{parts.port or 5432}", f"127.0.0.1:{link.port}", 1)
+    store = SqlStore(f"{url}?schema={pg_schema}", pool_size=2, max_overflow=0)
+    try:
+        await store.ready()  # the schema exists: what fails next is warm's own connect
+        await link.stop()
+        with pytest.raises(DatabaseUnavailableError, match="cannot be reached"):
+            await store.warm()
+        await link.start()
+        assert await store.warm() == 2
+    finally:
+        await store.close()
+        await link.stop()
+
+
+async def test_warm_opens_nothing_on_sqlite(tmp_path: Any) -> None:
+    store = SqlStore(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
+    try:
+        assert await store.warm() == 0
+        async with store.read() as tx:  # and the schema is there
+            assert await tx.fetchall("SELECT version FROM yx_access_version") == [(0,)]
+    finally:
+        await store.close()
