@@ -184,15 +184,18 @@ class AccessRepository:
 
     # -- questions the runtime asks -----------------------------------------------------
 
-    async def load_principal(self, user_id: str) -> Principal:
+    async def load_principal(self, user_id: str, *, marker: int | None = None) -> Principal:
         """The principal of `user_id` as the database holds it now. Raises
         `NotFoundError` for an unknown user.
 
         Cheap when nothing changed: every write to the access tables (by anyone, in any
         process) moves the change marker, and the principal is read again only when the
         marker moved since it was last read; otherwise this is one primary-key read.
+        `marker` is that read done by the caller in a statement of its own just now
+        (`ApiKeyStore.resolve_marked`); never one kept from an earlier request.
         """
-        marker = await self.change_marker()
+        if marker is None:
+            marker = await self.change_marker()
         cached = self._principals.get(user_id)
         if cached is not None and cached[0] == marker:
             self._principals.move_to_end(user_id)

@@ -119,24 +119,31 @@ class ApiKeyStore:
 
     async def resolve(self, token: str) -> ApiKey:
         """The live key of `token`; `InvalidApiKey` for anything else (one message)."""
+        return (await self.resolve_marked(token))[0]
+
+    async def resolve_marked(self, token: str) -> tuple[ApiKey, int]:
+        """`resolve`, and the access change marker read in the same statement (one
+        snapshot), for `AccessRepository.load_principal(marker=)` in the same request:
+        the key and the principal then cost one statement when nothing changed."""
         if not token.startswith(TOKEN_PREFIX) or len(token) > _MAX_TOKEN:
             raise InvalidApiKey()
         digest = _hash(token)
         async with self._store.read() as tx:
             row = await tx.fetchone(
-                f"SELECT {_COLUMNS}, token_hash FROM yx_api_keys k"
+                f"SELECT {_COLUMNS}, token_hash,"
+                " (SELECT version FROM yx_access_version WHERE id = 1) FROM yx_api_keys k"
                 " WHERE token_hash = :hash AND EXISTS (SELECT 1 FROM yx_users u"
                 " WHERE u.id = k.user_id AND u.active = :active)",
                 {"hash": digest, "active": True},
             )
-        if row is None or not hmac.compare_digest(str(row[7]), digest):
+        if row is None or not hmac.compare_digest(str(row[7]), digest) or row[8] is None:
             raise InvalidApiKey()
         key = _row(row[:7])
         if key.revoked_at is not None:
             raise InvalidApiKey()
         if key.expires_at is not None and key.expires_at <= time.time():
             raise InvalidApiKey()
-        return key
+        return key, int(row[8])
 
     async def revoke(self, key_id: str, *, by: str, by_admin: bool) -> ApiKey:
         """Revokes a key of `by` (or any key, for an admin); a second revoke keeps the

@@ -2,12 +2,16 @@
 
 The mark is an optimisation for the next read, so it never delays the read that
 proved it and a failed mark (database busy past its timeout) is only logged: the
-row stays unmarked and is proven again next time. The store's ``close()`` waits
-for pending marks, so none is cut off holding a connection.
+row stays unmarked and is proven again next time. Marks wait a moment and go out
+together, so a busy server marks many sessions' rows in one statement instead of
+one per read (a session's next read comes a turn later). The store's ``close()``
+waits for pending marks, so none is cut off holding a connection.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 
@@ -17,32 +21,59 @@ from ._event_codec import FAST_CODEC
 _log = logging.getLogger(__name__)
 # Rows per UPDATE: well under either backend's limit of bound parameters.
 _CHUNK = 500
+# How long marks gather before they are written.
+GATHER_SECONDS = 0.1
 
 
 class FastMarks:
     """Background ``UPDATE ... SET fast_codec`` for rows a read has just proven."""
 
-    def __init__(self, store: SqlStore) -> None:
+    def __init__(self, store: SqlStore, gather_seconds: float = GATHER_SECONDS) -> None:
         self._store = store
+        self._gather_seconds = gather_seconds
+        self._pending: dict[int, set[int]] = {}
+        self._hurry = asyncio.Event()
 
     def schedule(self, row_id: int, seqs: Sequence[int]) -> None:
-        if seqs:
-            self._store.in_background(self._mark(row_id, list(seqs)))
+        if not seqs:
+            return
+        if not self._pending:  # the first of a batch: its flush starts now
+            self._store.in_background(self._flush_soon())
+        self._pending.setdefault(row_id, set()).update(seqs)
 
-    async def _mark(self, row_id: int, seqs: list[int]) -> None:
+    async def _flush_soon(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._hurry.wait(), self._gather_seconds)
+        pending, self._pending = self._pending, {}
+        pairs = [(row, seq) for row, seqs in pending.items() for seq in sorted(seqs)]
+        for start in range(0, len(pairs), _CHUNK):
+            await self._mark(pairs[start : start + _CHUNK])
+
+    async def _mark(self, pairs: list[tuple[int, int]]) -> None:
+        by_row: dict[int, list[int]] = {}
+        for row, seq in pairs:
+            by_row.setdefault(row, []).append(seq)
+        params: dict[str, object] = {"codec": FAST_CODEC}
+        terms = []
+        for i, (row, seqs) in enumerate(by_row.items()):
+            names = [f"s{i}_{j}" for j in range(len(seqs))]
+            params[f"r{i}"] = row
+            params.update(zip(names, seqs, strict=True))
+            terms.append(f"(sid = :r{i} AND seq IN ({', '.join(':' + n for n in names)}))")
         try:
-            for start in range(0, len(seqs), _CHUNK):
-                chunk = seqs[start : start + _CHUNK]
-                names = {f"s{i}": seq for i, seq in enumerate(chunk)}
-                await self._store.write_one(
-                    "UPDATE yx_events SET fast_codec = :codec WHERE sid = :row AND seq IN"
-                    f" ({', '.join(':' + name for name in names)})"
-                    " AND (fast_codec IS NULL OR fast_codec <> :codec)",
-                    {"codec": FAST_CODEC, "row": row_id, **names},
-                )
+            await self._store.write_one(
+                f"UPDATE yx_events SET fast_codec = :codec WHERE ({' OR '.join(terms)})"
+                " AND (fast_codec IS NULL OR fast_codec <> :codec)",
+                params,
+            )
         except Exception:  # best effort: the rows are proven again on the next read
-            _log.debug("Marking %d event rows fast-readable failed", len(seqs), exc_info=True)
+            _log.debug("Marking %d event rows fast-readable failed", len(pairs), exc_info=True)
 
     async def settle(self) -> None:
-        """Waits for the marks scheduled so far (and any other background work)."""
-        await self._store.settle()
+        """Writes the marks scheduled so far now, and waits for them (and any other
+        background work of the store)."""
+        self._hurry.set()
+        try:
+            await self._store.settle()
+        finally:
+            self._hurry.clear()

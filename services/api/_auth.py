@@ -39,9 +39,9 @@ async def authenticate(request: Request) -> Caller:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "unauthenticated", "an API key is required (Authorization: Bearer)")
     host = host_of(request)
-    key = await host.keys.resolve(token.strip())
+    key, marker = await host.keys.resolve_marked(token.strip())
     try:
-        principal = await host.access.load_principal(key.user_id)
+        principal = await host.access.load_principal(key.user_id, marker=marker)
     except NotFoundError as exc:
         raise InvalidApiKey() from exc
     if not principal.user.active:

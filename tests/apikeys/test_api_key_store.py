@@ -81,3 +81,20 @@ async def test_who_may_issue(keys: tuple[ApiKeyStore, AccessRepository]) -> None
         with pytest.raises(ValueError):
             await store.issue("mei", issued_by="mei", **bad)  # type: ignore[arg-type]
     assert await store.list_keys("mei") == [] and await store.list_keys("bo") == []
+
+
+async def test_the_key_comes_with_the_access_marker_of_the_same_snapshot(
+    keys: tuple[ApiKeyStore, AccessRepository],
+) -> None:
+    """What the API's authentication passes to `load_principal(marker=)`: a change to
+    the access tables made after one request is seen by the next one's principal."""
+    store, access = keys
+    issued = await store.issue("mei", issued_by="mei")
+    key, marker = await store.resolve_marked(issued.token)
+    assert key.id == issued.key.id and marker == await access.change_marker()
+    before = await access.load_principal("mei", marker=marker)
+    assert before.user.role is Role.USER
+    await access.save_user(User(id="mei", role=Role.ADMIN))
+    _, moved = await store.resolve_marked(issued.token)
+    assert moved > marker
+    assert (await access.load_principal("mei", marker=moved)).user.role is Role.ADMIN

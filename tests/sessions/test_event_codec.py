@@ -408,3 +408,23 @@ def test_decoding_restores_the_collector_state(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+async def test_marks_of_several_sessions_go_out_together(services: YuxiServices) -> None:
+    """Reads of three sessions gather their marks into one batch; settling writes it
+    and a later read of each takes the fast path to the same events."""
+    sessions = services.session_service
+    stored = []
+    for user in ("u1", "u2", "u3"):
+        session = await sessions.create_session(app_name=APP, user_id=user)
+        appended = corpus()[:3]
+        for event in appended:
+            await sessions.append_event(session, event)
+        stored.append((user, session.id, appended))
+    for user, sid, _ in stored:
+        assert await sessions.get_session(app_name=APP, user_id=user, session_id=sid)
+    await sessions._marks.settle()
+    assert await _codecs(services) == [FAST_CODEC] * 9
+    for user, sid, appended in stored:
+        loaded = await sessions.get_session(app_name=APP, user_id=user, session_id=sid)
+        assert loaded is not None and loaded.events == appended
