@@ -32,19 +32,23 @@ class FastMarks:
         self._store = store
         self._gather_seconds = gather_seconds
         self._pending: dict[int, set[int]] = {}
-        self._hurry = asyncio.Event()
+        self._wake: asyncio.Future[None] | None = None  # settle() ends the gathering
 
     def schedule(self, row_id: int, seqs: Sequence[int]) -> None:
         if not seqs:
             return
         if not self._pending:  # the first of a batch: its flush starts now
-            self._store.in_background(self._flush_soon())
+            wake = asyncio.get_running_loop().create_future()
+            self._store.in_background(self._flush_soon(wake))
+            self._wake = wake
         self._pending.setdefault(row_id, set()).update(seqs)
 
-    async def _flush_soon(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._hurry.wait(), self._gather_seconds)
-        pending, self._pending = self._pending, {}
+    async def _flush_soon(self, wake: asyncio.Future[None]) -> None:
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake, self._gather_seconds)
+        finally:  # whatever happened, the next schedule() starts a new batch
+            pending, self._pending = self._pending, {}
         pairs = [(row, seq) for row, seqs in pending.items() for seq in sorted(seqs)]
         for start in range(0, len(pairs), _CHUNK):
             await self._mark(pairs[start : start + _CHUNK])
@@ -72,8 +76,6 @@ class FastMarks:
     async def settle(self) -> None:
         """Writes the marks scheduled so far now, and waits for them (and any other
         background work of the store)."""
-        self._hurry.set()
-        try:
-            await self._store.settle()
-        finally:
-            self._hurry.clear()
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+        await self._store.settle()
