@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._sql.store import SqlStore, Tx
-from ..access import Role
+from ..access import AccessError, Role
 from . import _schema  # noqa: F401  (registers the table)
 from ._errors import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
 
@@ -136,8 +136,10 @@ class ApiKeyStore:
                 " WHERE u.id = k.user_id AND u.active = :active)",
                 {"hash": digest, "active": True},
             )
-        if row is None or not hmac.compare_digest(str(row[7]), digest) or row[8] is None:
+        if row is None or not hmac.compare_digest(str(row[7]), digest):
             raise InvalidApiKey()
+        if row[8] is None:  # as `AccessRepository.change_marker` says it
+            raise AccessError("the access change marker row is missing")
         key = _row(row[:7])
         if key.revoked_at is not None:
             raise InvalidApiKey()
