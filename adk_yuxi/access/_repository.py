@@ -11,6 +11,7 @@ database costs one primary-key read.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -48,6 +49,13 @@ def _resource(row: Sequence[Any]) -> ResourceRecord:
         share=ShareConfig.model_validate_json(share),
         enabled=bool(enabled),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _row_may_read(user_row: tuple[Any, ...], resource_row: tuple[Any, ...]) -> bool:
+    """`can_read` of the two rows as read: a pure function of their values, so the
+    decision is remembered, not the rows' meaning (every call still reads them)."""
+    return can_read(_user(user_row), _resource(resource_row))
 
 
 class AccessRepository:
@@ -270,13 +278,13 @@ class AccessRepository:
             )
         if not rows:
             raise NotFoundError("user", user_id)
-        user = _user(rows[0][:5])
+        user_row = tuple(rows[0][:5])
         readable = frozenset(
             row[6]
             for row in rows
-            if row[5] is not None and row[9] and can_read(user, _resource(row[5:]))
+            if row[5] is not None and row[9] and _row_may_read(user_row, tuple(row[5:]))
         )
-        return user, readable
+        return _user(user_row), readable
 
     # -- helpers ------------------------------------------------------------------------
 

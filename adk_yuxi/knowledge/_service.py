@@ -22,6 +22,7 @@ from ._results import (
     KbInfo,
     ListKbsResult,
     MatchWindow,
+    QueryHit,
     QueryResult,
     SearchFileResult,
 )
@@ -105,11 +106,21 @@ class KnowledgeService:
         if file_id is not None:
             await self.store.get_file(kb_id, file_id)
         hits = await self.store.query(kb_id, query, top_k=top_k, file_id=file_id)
-        # One validation of the whole result, each hit read from the store's attributes.
-        return QueryResult.model_validate(
-            {"kb_id": kb_id, "file_id": file_id, "query": query, "hits": hits},
-            from_attributes=True,
-        )
+        # Built, not validated again: each field comes typed from the store, and the
+        # MCP server validates the whole result against `QueryResult` before sending.
+        return QueryResult.model_construct(
+            kb_id=kb_id,
+            file_id=file_id,
+            query=query,
+            hits=[
+                QueryHit.model_construct(
+                    kb_id=h.kb_id, file_id=h.file_id, file_name=h.file_name,
+                    start_line=h.start_line, end_line=h.end_line, score=h.score,
+                    content=h.content,
+                )
+                for h in hits
+            ],
+        )  # fmt: skip
 
     async def find_kb_document(
         self,

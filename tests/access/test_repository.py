@@ -99,6 +99,39 @@ async def test_execution_denial_sees_changes_immediately(repo: AccessRepository)
         await repo.set_user_active("ghost", False)
 
 
+async def test_readable_among_follows_every_kind_of_change(repo: AccessRepository) -> None:
+    """Asked twice after each change (the second time the remembered decision for the
+    same rows): a share, a department, a role, the resource switched off, the account."""
+    await seed(repo)
+    kb = ResourceKind.KNOWLEDGE_BASE
+    share = ShareConfig(read_scope=Scope.departments("eng"))
+    await repo.save_resource(ResourceRecord(kind=kb, id="kb", creator_id="carol", share=share))
+
+    async def readable(user: str) -> bool:
+        first = (await repo.readable_among(user, kb, ["kb"]))[1]
+        assert (await repo.readable_among(user, kb, ["kb"]))[1] == first
+        return "kb" in first
+
+    assert await readable("bob") and not await readable("alice")
+    await repo.save_user(User(id="bob", role=Role.USER, department_id="sales"))
+    assert not await readable("bob")
+    await repo.share(kb, "kb", ShareConfig(read_scope=Scope.departments("sales")))
+    assert await readable("bob") and await readable("alice")
+    await repo.save_user(User(id="bob", role=Role.SUPERADMIN, department_id="ops"))
+    assert await readable("bob")  # a superadmin reads every base
+    await repo.save_resource(
+        ResourceRecord(
+            kind=kb, id="kb", creator_id="carol", enabled=False,
+            share=ShareConfig(read_scope=Scope.departments("sales")),
+        )
+    )  # fmt: skip
+    assert not await readable("bob") and not await readable("alice")  # enabled ones only
+    await repo.save_resource(ResourceRecord(kind=kb, id="kb", creator_id="carol"))
+    assert await readable("bob") and not await readable("alice")
+    await repo.set_user_active("bob", False)
+    assert not await readable("bob")
+
+
 async def test_user_update_is_an_upsert(repo: AccessRepository) -> None:
     await seed(repo)
     await repo.save_user(User(id="alice", role=Role.ADMIN, department_id="eng"))
