@@ -19,7 +19,7 @@ from .._sql.store import SqlStore
 from ._event_codec import FAST_CODEC
 
 _log = logging.getLogger(__name__)
-# Rows per UPDATE: well under either backend's limit of bound parameters.
+# Bound parameters per UPDATE (at most about twice this): under either backend's limit.
 _CHUNK = 500
 # How long marks gather before they are written.
 GATHER_SECONDS = 0.1
@@ -49,21 +49,26 @@ class FastMarks:
                 await asyncio.wait_for(wake, self._gather_seconds)
         finally:  # whatever happened, the next schedule() starts a new batch
             pending, self._pending = self._pending, {}
-        pairs = [(row, seq) for row, seqs in pending.items() for seq in sorted(seqs)]
-        for start in range(0, len(pairs), _CHUNK):
-            await self._mark(pairs[start : start + _CHUNK])
-
-    async def _mark(self, pairs: list[tuple[int, int]]) -> None:
-        by_row: dict[int, list[int]] = {}
-        for row, seq in pairs:
-            by_row.setdefault(row, []).append(seq)
+        terms: list[str] = []
         params: dict[str, object] = {"codec": FAST_CODEC}
-        terms = []
-        for i, (row, seqs) in enumerate(by_row.items()):
-            names = [f"s{i}_{j}" for j in range(len(seqs))]
-            params[f"r{i}"] = row
+        runs = [
+            (row, ordered[at : at + _CHUNK])
+            for row, seqs in pending.items()
+            for ordered in [sorted(seqs)]
+            for at in range(0, len(ordered), _CHUNK)
+        ]
+        for row, seqs in runs:
+            names = [f"s{len(params) + j}" for j in range(len(seqs))]
+            params[f"r{len(terms)}"] = row
             params.update(zip(names, seqs, strict=True))
-            terms.append(f"(sid = :r{i} AND seq IN ({', '.join(':' + n for n in names)}))")
+            terms.append(f"(sid = :r{len(terms)} AND seq IN ({', '.join(':' + n for n in names)}))")
+            if len(params) >= _CHUNK:
+                await self._mark(terms, params)
+                terms, params = [], {"codec": FAST_CODEC}
+        if terms:
+            await self._mark(terms, params)
+
+    async def _mark(self, terms: list[str], params: dict[str, object]) -> None:
         try:
             await self._store.write_one(
                 f"UPDATE yx_events SET fast_codec = :codec WHERE ({' OR '.join(terms)})"
@@ -71,7 +76,7 @@ class FastMarks:
                 params,
             )
         except Exception:  # best effort: the rows are proven again on the next read
-            _log.debug("Marking %d event rows fast-readable failed", len(pairs), exc_info=True)
+            _log.debug("Marking the rows of %d sessions failed", len(terms), exc_info=True)
 
     async def settle(self) -> None:
         """Writes the marks scheduled so far now, and waits for them (and any other

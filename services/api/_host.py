@@ -75,8 +75,7 @@ class Host:
             )
 
     async def start(self) -> None:
-        await self.services.prepare()
-        await self.services.store.warm()  # the pool's connections, before the first request
+        await self.services.store.warm()  # the schema, then the pool's connections
         self.control.start()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:

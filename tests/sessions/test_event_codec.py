@@ -428,3 +428,22 @@ async def test_marks_of_several_sessions_go_out_together(services: YuxiServices)
     for user, sid, appended in stored:
         loaded = await sessions.get_session(app_name=APP, user_id=user, session_id=sid)
         assert loaded is not None and loaded.events == appended
+
+
+async def test_marks_of_a_long_session_are_split_into_bounded_statements(
+    services: YuxiServices,
+) -> None:
+    sessions = services.session_service
+    session = await sessions.create_session(app_name=APP, user_id="long")
+    count = 1_100  # more than two statements' worth of rows
+    for i in range(count):
+        await sessions.append_event(
+            session,
+            Event(
+                author="user", content=types.Content(role="user", parts=[types.Part(text=str(i))])
+            ),
+        )
+    loaded = await sessions.get_session(app_name=APP, user_id="long", session_id=session.id)
+    assert loaded is not None and len(loaded.events) == count
+    await sessions._marks.settle()
+    assert await _codecs(services) == [FAST_CODEC] * count

@@ -245,7 +245,8 @@ class _Link:
         await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
 
 
-async def test_a_lost_database_is_our_error_and_the_store_recovers(pg_schema: str) -> None:
+async def _relayed(pg_schema: str, pool_size: int, **engine_kwargs: Any) -> tuple[_Link, SqlStore]:
+    """A started relay in front of the test database and a store that goes through it."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(PG_DSN)
@@ -254,8 +255,13 @@ async def test_a_lost_database_is_our_error_and_the_store_recovers(pg_schema: st
     url = PG_URL.replace(f"{parts.hostname}:{parts.port or 5432}", f"127.0.0.1:{link.port}", 1)
     assert str(link.port) in url
     store = SqlStore(
-        f"{url}?schema={pg_schema}", pool_size=1, max_overflow=0, pool_ping_idle_seconds=3600.0
+        f"{url}?schema={pg_schema}", pool_size=pool_size, max_overflow=0, **engine_kwargs
     )
+    return link, store
+
+
+async def test_a_lost_database_is_our_error_and_the_store_recovers(pg_schema: str) -> None:
+    link, store = await _relayed(pg_schema, 1, pool_ping_idle_seconds=3600.0)
     try:
         await _backend_pid(store)
         await link.stop()
@@ -306,13 +312,7 @@ async def test_warm_on_a_lost_database_opens_nothing_and_says_so(
     pg_schema: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Warming is best effort: the pool still opens connections on demand later."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(PG_DSN)
-    link = _Link((parts.hostname or "127.0.0.1", parts.port or 5432))
-    await link.start()
-    url = PG_URL.replace(f"{parts.hostname}:{parts.port or 5432}", f"127.0.0.1:{link.port}", 1)
-    store = SqlStore(f"{url}?schema={pg_schema}", pool_size=2, max_overflow=0)
+    link, store = await _relayed(pg_schema, 2)
     try:
         await store.ready()  # the schema exists: what fails next is warm's own connect
         await link.stop()
