@@ -131,11 +131,14 @@ PUBLIC: dict[str, set[str]] = {
         "serve_knowledge_http",
     },
     "adk_yuxi.mcp": {
+        "MCP_RESULT_PLUGIN_NAME",
         "DelegatedServerError",
         "DelegationSource",
+        "McpResultPlugin",
         "McpServerConfig",
         "McpServerRegistry",
         "UnknownMcpServerError",
+        "drop_duplicate_text",
     },
     "adk_yuxi.memory": {
         "SqlMemoryService",

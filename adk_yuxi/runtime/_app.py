@@ -26,7 +26,7 @@ from .._sql.store import SqlStore
 from ..access import AccessRepository, Principal
 from ..guards import ToolRetriever
 from ..ledger import LedgerPlugin
-from ..mcp import McpServerRegistry
+from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings
@@ -139,7 +139,8 @@ def build_app(
     `LedgerPlugin` after the authorization plugin: every run is recorded with its lease,
     and the base tools keep their waiting points and marks there (marks re-check
     `repository`; presented files come from `workspace`). Without it the base tools
-    answer `tool_not_available`.
+    answer `tool_not_available`. An MCP result reaches the model with one copy of its
+    structured content (`McpResultPlugin`), not that and its JSON text again.
 
     Multi-agent apps: `config` may name an agent of `catalog`, or be a config whose
     `sub_agents` / `agent_tools` name agents of it. The tree is checked first
@@ -214,5 +215,5 @@ def build_app(
     return App(
         name=app_name or tree.root,
         root_agent=agents[tree.root],
-        plugins=[plugin, *ledger, *guards, *plugins],
+        plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins],
     )

@@ -96,6 +96,8 @@ async def test_agent_calls_query_kb_through_the_toolset(world: World) -> None:
     def quote(request: LlmRequest) -> str:
         seen.append(declared_tool_names(request))
         response = request.contents[-1].parts[0].function_response.response
+        # One copy of the hits: the server's JSON text block repeating them is dropped.
+        assert "content" not in response, response
         hit = response["structuredContent"]["hits"][0]
         return f"“{hit['content'].splitlines()[2]}” ({hit['file_name']})"
 
