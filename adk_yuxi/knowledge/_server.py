@@ -58,16 +58,16 @@ def _token(ctx: Context) -> str | None:
     return carried if isinstance(carried, str) else None
 
 
-def _result(value: BaseModel) -> CallToolResult:
+def _result(value: BaseModel | dict[str, Any]) -> CallToolResult:
     """The structured content, and the same JSON as text (serialized once, from it)."""
-    structured = value.model_dump(mode="json", by_alias=True)
+    structured = value if isinstance(value, dict) else value.model_dump(mode="json", by_alias=True)
     return CallToolResult(
         content=[TextContent(type="text", text=to_json(structured).decode())],
         structured_content=structured,
     )
 
 
-async def _answer(call: Awaitable[BaseModel]) -> CallToolResult:
+async def _answer(call: Awaitable[BaseModel | dict[str, Any]]) -> CallToolResult:
     try:
         return _result(await call)
     except KnowledgeError as exc:
@@ -96,7 +96,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         ] = None,
     ) -> Annotated[CallToolResult, QueryResult]:
         """Searches a knowledge base and returns ranked chunks with their file and lines."""
-        return await _answer(service.query_kb(_token(ctx), kb_id, query, top_k, file_id))
+        return await _answer(service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id))
 
     @server.tool(name="find_kb_document")
     async def find_kb_document(

@@ -10,6 +10,7 @@ the token's user and the database decide.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..access import AccessRepository, NotFoundError, ResourceKind
 from ._delegation import Delegation, DelegationVerifier
@@ -22,7 +23,6 @@ from ._results import (
     KbInfo,
     ListKbsResult,
     MatchWindow,
-    QueryHit,
     QueryResult,
     SearchFileResult,
 )
@@ -97,6 +97,16 @@ class KnowledgeService:
     async def query_kb(
         self, token: str | None, kb_id: str, query: str, top_k: int, file_id: str | None
     ) -> QueryResult:
+        return QueryResult.model_validate(
+            await self.query_kb_json(token, kb_id, query, top_k, file_id)
+        )
+
+    async def query_kb_json(
+        self, token: str | None, kb_id: str, query: str, top_k: int, file_id: str | None
+    ) -> dict[str, Any]:
+        """`query_kb`'s result as its JSON object, built straight from the store's typed
+        hits: what the MCP server sends (it validates it against `QueryResult` first),
+        without a model built and dumped again on every call."""
         _bounded(top_k, 1, MAX_TOP_K, "top_k")
         if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
             raise InvalidKnowledgeRequestError(f"query must be 1-{MAX_QUERY_CHARS} characters")
@@ -106,21 +116,19 @@ class KnowledgeService:
         if file_id is not None:
             await self.store.get_file(kb_id, file_id)
         hits = await self.store.query(kb_id, query, top_k=top_k, file_id=file_id)
-        # Built, not validated again: each field comes typed from the store, and the
-        # MCP server validates the whole result against `QueryResult` before sending.
-        return QueryResult.model_construct(
-            kb_id=kb_id,
-            file_id=file_id,
-            query=query,
-            hits=[
-                QueryHit.model_construct(
-                    kb_id=h.kb_id, file_id=h.file_id, file_name=h.file_name,
-                    start_line=h.start_line, end_line=h.end_line, score=h.score,
-                    content=h.content,
-                )
+        return {
+            "kb_id": kb_id,
+            "file_id": file_id,
+            "query": query,
+            "hits": [
+                {
+                    "kb_id": h.kb_id, "file_id": h.file_id, "file_name": h.file_name,
+                    "start_line": h.start_line, "end_line": h.end_line, "score": h.score,
+                    "content": h.content,
+                }
                 for h in hits
             ],
-        )  # fmt: skip
+        }  # fmt: skip
 
     async def find_kb_document(
         self,
