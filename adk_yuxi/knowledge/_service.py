@@ -9,6 +9,7 @@ the token's user and the database decide.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +147,9 @@ class KnowledgeService:
         check_ident(file_id, "file_id")
         await self._kb(token, kb_id)
         file, text = await self.store.read_text(kb_id, file_id)
-        windows, truncated = find_windows(
+        # In a thread: a search may take its whole budget, and other calls go on.
+        windows, truncated = await asyncio.to_thread(
+            find_windows,
             text.split("\n") if text else [],
             patterns,
             use_regex=use_regex,

@@ -3,6 +3,7 @@ SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -231,13 +232,39 @@ async def test_find_in_document_with_keywords_and_regexes(server: Server) -> Non
             "find_kb_document",
             {**base, "file_id": server.files["xs"], "patterns": ["(x+x+)+y"], "use_regex": True},
         )
-        assert "took too long" in _error(evil)
+        assert "did not finish in 1 s" in _error(evil)
+        bomb = await session.call_tool(
+            "find_kb_document",
+            {**base, "patterns": ["(?:(?:a{200}){200}){200}z"], "use_regex": True},
+        )
+        assert "repeats too much" in _error(bomb)
         broken = await session.call_tool(
             "find_kb_document", {**base, "patterns": ["(unclosed"], "use_regex": True}
         )
         assert "invalid regular expression" in _error(broken)
         huge = await session.call_tool("find_kb_document", {**base, "patterns": ["a" * 500]})
         assert "1-200 characters" in _error(huge)
+
+
+async def test_a_slow_search_does_not_hold_up_other_calls(server: Server) -> None:
+    order: list[str] = []
+
+    async def slow() -> None:
+        async with mcp_session(server.url, server.token()) as session:
+            args = {"kb_id": "eng", "file_id": server.files["xs"], "use_regex": True}
+            found = await session.call_tool("find_kb_document", {**args, "patterns": ["(x+x+)+y"]})
+            assert found.is_error
+            order.append("find")
+
+    async def quick() -> None:
+        async with mcp_session(server.url, server.token()) as session:
+            await asyncio.sleep(0.2)  # the search has started
+            assert not (await session.call_tool("list_kbs", {})).is_error
+            order.append("list_kbs")
+
+    await asyncio.gather(slow(), quick())
+    # The search spends its whole budget (1 s); on the event loop it would finish first.
+    assert order == ["list_kbs", "find"]
 
 
 async def test_search_file_pages_across_visible_bases(server: Server) -> None:
