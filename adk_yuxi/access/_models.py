@@ -34,6 +34,12 @@ class Role(StrEnum):
     def is_admin(self) -> bool:
         return self in (Role.SUPERADMIN, Role.ADMIN)
 
+    def may_act_for(self, other: Role) -> bool:
+        """Whether an account of this role may act for (issue keys as, revoke keys of)
+        an account of role ``other``: an admin for users and admins, only a superadmin
+        for a superadmin, so no account can mint itself a higher role's credential."""
+        return self.is_admin and (other is not Role.SUPERADMIN or self is Role.SUPERADMIN)
+
 
 class ResourceKind(StrEnum):
     AGENT = "agent"

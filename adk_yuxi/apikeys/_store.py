@@ -70,6 +70,17 @@ async def _active_user(tx: Tx, user_id: str) -> tuple[Role, bool] | None:
     return None if row is None else (Role(row[0]), bool(row[1]))
 
 
+async def _may_manage(tx: Tx, by: str, user_id: str) -> bool:
+    """`by` is `user_id`, or an active account that may act for it."""
+    if by == user_id:
+        return True
+    actor = await _active_user(tx, by)
+    if actor is None or not actor[1]:
+        return False
+    owner = await _active_user(tx, user_id)
+    return actor[0].may_act_for(owner[0] if owner is not None else Role.USER)
+
+
 class ApiKeyStore:
     """API keys on a shared `SqlStore` (the access tables' database)."""
 
@@ -110,6 +121,8 @@ class ApiKeyStore:
             target = await _active_user(tx, user_id)
             if target is None or not target[1]:
                 raise ApiKeyForbidden("keys are issued only for active users")
+            if issued_by != user_id and not issuer[0].may_act_for(target[0]):
+                raise ApiKeyForbidden("only a superadmin may issue keys for a superadmin")
             await tx.execute(
                 f"INSERT INTO yx_api_keys ({_COLUMNS}, token_hash) VALUES (:id, :user_id,"
                 " :label, :created_by, :created_at, :expires_at, :revoked_at, :token_hash)",
@@ -147,14 +160,15 @@ class ApiKeyStore:
             raise InvalidApiKey()
         return key, int(row[8])
 
-    async def revoke(self, key_id: str, *, by: str, by_admin: bool) -> ApiKey:
-        """Revokes a key of `by` (or any key, for an admin); a second revoke keeps the
-        first time. Someone else's key is `ApiKeyNotFound`, as a missing one."""
+    async def revoke(self, key_id: str, *, by: str) -> ApiKey:
+        """Revokes a key of `by`, or of someone `by` may act for (`Role.may_act_for`, as
+        the accounts are now); a second revoke keeps the first time. A key `by` may not
+        revoke is `ApiKeyNotFound`, as a missing one."""
         async with self._store.write() as tx:
             row = await tx.fetchone(
                 f"SELECT {_COLUMNS} FROM yx_api_keys WHERE id = :id", {"id": key_id}
             )
-            if row is None or (row[1] != by and not by_admin):
+            if row is None or not await _may_manage(tx, by, str(row[1])):
                 raise ApiKeyNotFound(key_id)
             await tx.execute(
                 "UPDATE yx_api_keys SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL",
@@ -166,9 +180,12 @@ class ApiKeyStore:
         assert row is not None
         return _row(row)
 
-    async def list_keys(self, user_id: str) -> list[ApiKey]:
-        """The keys of `user_id`, newest first (tokens are never readable)."""
+    async def list_keys(self, user_id: str, *, by: str | None = None) -> list[ApiKey]:
+        """The keys of `user_id`, newest first (tokens are never readable). With `by`,
+        only if `by` is that user or may act for them (`ApiKeyForbidden` otherwise)."""
         async with self._store.read() as tx:
+            if by is not None and not await _may_manage(tx, by, user_id):
+                raise ApiKeyForbidden("only an admin may see another user's keys")
             rows = await tx.fetchall(
                 f"SELECT {_COLUMNS} FROM yx_api_keys WHERE user_id = :user"
                 " ORDER BY created_at DESC, id DESC",

@@ -63,7 +63,7 @@ async def issue_key(user_id: str, body: NewKey, request: Request, caller: Auth) 
     responses=errors(401, 403),
 )
 async def list_keys(user_id: str, request: Request, caller: Auth) -> dict[str, Any]:
-    keys = await host_of(request).keys.list_keys(_user(caller, user_id))
+    keys = await host_of(request).keys.list_keys(_user(caller, user_id), by=caller.user_id)
     return {"keys": [k.to_dict() for k in keys]}
 
 
@@ -71,7 +71,5 @@ async def list_keys(user_id: str, request: Request, caller: Auth) -> dict[str, A
     "/api-keys/{key_id}", tags=["api keys"], response_model=KeyRevoked, responses=errors(401, 404)
 )
 async def revoke_key(key_id: str, request: Request, caller: Auth) -> dict[str, Any]:
-    key = await host_of(request).keys.revoke(
-        key_id, by=caller.user_id, by_admin=caller.principal.is_admin
-    )
+    key = await host_of(request).keys.revoke(key_id, by=caller.user_id)
     return {"key": key.to_dict()}

@@ -46,9 +46,9 @@ async def test_issue_resolve_revoke(keys: tuple[ApiKeyStore, AccessRepository]) 
         with pytest.raises(InvalidApiKey):
             await store.resolve(wrong)
     with pytest.raises(ApiKeyNotFound):
-        await store.revoke(issued.key.id, by="bo", by_admin=False)
-    first = await store.revoke(issued.key.id, by="mei", by_admin=False)
-    again = await store.revoke(issued.key.id, by="admin", by_admin=True)
+        await store.revoke(issued.key.id, by="bo")
+    first = await store.revoke(issued.key.id, by="mei")
+    again = await store.revoke(issued.key.id, by="admin")
     assert first.revoked_at is not None and again.revoked_at == first.revoked_at
     with pytest.raises(InvalidApiKey):
         await store.resolve(issued.token)
@@ -98,3 +98,32 @@ async def test_the_key_comes_with_the_access_marker_of_the_same_snapshot(
     _, moved = await store.resolve_marked(issued.token)
     assert moved > marker
     assert (await access.load_principal("mei", marker=moved)).user.role is Role.ADMIN
+
+
+async def test_no_account_mints_itself_a_higher_role(
+    keys: tuple[ApiKeyStore, AccessRepository],
+) -> None:
+    store, access = keys
+    await access.save_user(User(id="root", role=Role.SUPERADMIN))
+    await access.save_user(User(id="adm2", role=Role.ADMIN))
+    rooted = await store.issue("root", issued_by="root")
+    with pytest.raises(ApiKeyForbidden, match="only a superadmin"):
+        await store.issue("root", issued_by="admin")
+    with pytest.raises(ApiKeyForbidden):
+        await store.list_keys("root", by="admin")
+    with pytest.raises(ApiKeyNotFound):
+        await store.revoke(rooted.key.id, by="admin")
+    assert (await store.resolve(rooted.token)).user_id == "root"  # still live
+    # Down and across the ladder is allowed: an admin for users and admins, the
+    # superadmin for anyone.
+    peer = await store.issue("adm2", issued_by="admin")
+    assert [k.id for k in await store.list_keys("adm2", by="admin")] == [peer.key.id]
+    assert (await store.revoke(peer.key.id, by="admin")).revoked_at is not None
+    mine = await store.issue("admin", issued_by="root")
+    assert [k.id for k in await store.list_keys("admin", by="root")] == [mine.key.id]
+    # The check reads the roles as they are now: a demoted admin acts for nobody else.
+    await access.save_user(User(id="admin", role=Role.USER))
+    with pytest.raises(ApiKeyForbidden):
+        await store.issue("mei", issued_by="admin")
+    with pytest.raises(ApiKeyForbidden):
+        await store.list_keys("mei", by="admin")

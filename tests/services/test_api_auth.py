@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from adk_yuxi.access import AccessRepository
+from adk_yuxi.access import AccessRepository, Role, User
 from adk_yuxi.storage import open_services
 
 from .conftest import Api, new_session
@@ -112,6 +112,25 @@ async def test_only_admins_issue_keys_for_others(api: Api) -> None:
     assert (await api.client.get("/v1/agents", headers=bo)).status_code == 200
     unknown = await api.client.post("/v1/users/ghost/api-keys", headers=api.auth("root"), json={})
     assert unknown.status_code == 403
+
+
+async def test_an_admin_cannot_act_for_the_superadmin(api: Api) -> None:
+    services = open_services(api.url)
+    try:
+        await AccessRepository(services.store).save_user(User(id="mei", role=Role.ADMIN))
+    finally:
+        await services.close()
+    mei = api.auth("mei")
+    assert (
+        await api.client.post("/v1/users/root/api-keys", headers=mei, json={})
+    ).status_code == 403
+    assert (await api.client.get("/v1/users/root/api-keys", headers=mei)).status_code == 403
+    root_keys = await api.client.get("/v1/users/me/api-keys", headers=api.auth("root"))
+    root_key = root_keys.json()["keys"][0]["id"]
+    assert (await api.client.delete(f"/v1/api-keys/{root_key}", headers=mei)).status_code == 404
+    assert (await api.client.get("/v1/agents", headers=api.auth("root"))).status_code == 200
+    # As an admin she still manages a user's keys.
+    assert (await api.client.post("/v1/users/bo/api-keys", headers=mei, json={})).status_code == 201
 
 
 async def test_agents_listed_are_the_usable_ones(api: Api) -> None:
