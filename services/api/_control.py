@@ -97,13 +97,16 @@ class RunControl:
             return None
         return claim.plugin.disown(claim.record.invocation_id)
 
-    async def claim_new(self, runner: Runner, user_id: str, session_id: str) -> Claim:
-        """The session's next run, recorded as running here (409 errors otherwise)."""
+    async def claim_new(
+        self, runner: Runner, user_id: str, session_id: str, invocation_id: str | None = None
+    ) -> Claim:
+        """The session's next run, recorded as running here (409 errors otherwise);
+        `invocation_id` when the caller chose it first (an idempotency record names it)."""
         record = await self.runs.claim(
             app_name=runner.app_name,
             user_id=user_id,
             session_id=session_id,
-            invocation_id=new_invocation_context_id(),
+            invocation_id=invocation_id or new_invocation_context_id(),
             agent_name=runner.agent.name if runner.agent is not None else "",
             worker=self.worker,
             lease_seconds=self.lease_seconds,

@@ -26,10 +26,11 @@ from ._errors import ApiError
 from ._host import Host
 from ._sse import event_frame, frame
 
-__all__ = ["follow_session", "stream_run"]
+__all__ = ["follow_retried_run", "follow_session", "stream_run"]
 
 log = logging.getLogger("adk_yuxi.services.api")
 _HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+_START_WAIT_S = 10.0
 
 
 def _run_status(
@@ -146,11 +147,30 @@ async def _current(
     return _run_status(record, last, errors[-1] if errors else None)
 
 
+async def _status_of(
+    host: Host, runner: Runner, user_id: str, session_id: str, run: RunRecord, events: list[Event]
+) -> dict[str, Any]:
+    """The status of one run (closed as failed here if its worker's lease lapsed)."""
+    record = await host.control.runs.get(
+        run.run_id, app_name=runner.app_name, user_id=user_id, session_id=session_id
+    )
+    errors = [e.error_code for e in events if e.invocation_id == run.invocation_id and e.error_code]
+    return _run_status(record, run.invocation_id, errors[-1] if errors else None)
+
+
 async def follow_session(
-    host: Host, runner: Runner, user_id: str, session_id: str, cursor: str | None
+    host: Host,
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    cursor: str | None,
+    *,
+    run: RunRecord | None = None,
 ) -> StreamingResponse:
     """The session's stored events after `cursor`, then its latest run followed from
-    the database until the ledger closes it; a cursor not in the session is 422."""
+    the database until the ledger closes it; a cursor not in the session is 422. With
+    `run`, that run's events only, its own status, and `X-Run-Id` naming it: what an
+    idempotent retry answers, however many runs came after it."""
     get = host.services.session_service.get_session
     session = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
     if session is None:
@@ -158,22 +178,31 @@ async def follow_session(
     start = _after(session.events, cursor)
     if start is None:
         raise ApiError(422, "invalid_cursor", "Last-Event-ID names no event of this session")
+    only = None if run is None else run.invocation_id
+
+    def frames_of(events: list[Event]) -> list[bytes]:
+        return [event_frame(e) for e in events if only is None or e.invocation_id == only]
+
+    async def status(events: list[Event]) -> dict[str, Any]:
+        if run is None:
+            return await _current(host, runner, user_id, session_id, events)
+        return await _status_of(host, runner, user_id, session_id, run, events)
 
     async def frames() -> AsyncIterator[bytes]:
         events, index = session.events, start
         beat = time.monotonic()
         deadline = beat + host.config.follow_seconds
         while True:
-            for event in events[index:]:
-                yield event_frame(event)
+            for chunk in frames_of(events[index:]):
+                yield chunk
             index = len(events)
-            status = await _current(host, runner, user_id, session_id, events)
-            if status["status"] != "running" or time.monotonic() > deadline:
+            current = await status(events)
+            if current["status"] != "running" or time.monotonic() > deadline:
                 # Read once more after the ledger closed the run: its tail is stored.
                 again = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
-                for event in (again.events if again is not None else [])[index:]:
-                    yield event_frame(event)
-                yield frame("run_status", status)
+                for chunk in frames_of((again.events if again is not None else [])[index:]):
+                    yield chunk
+                yield frame("run_status", current)
                 return
             if time.monotonic() - beat >= host.config.heartbeat_seconds:
                 beat = time.monotonic()
@@ -185,4 +214,43 @@ async def follow_session(
                 return
             events = fresh.events
 
-    return StreamingResponse(frames(), media_type="text/event-stream", headers=_HEADERS)
+    headers = _HEADERS if run is None else {**_HEADERS, "X-Run-Id": run.run_id}
+    return StreamingResponse(frames(), media_type="text/event-stream", headers=headers)
+
+
+async def follow_retried_run(
+    host: Host,
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    first: dict[str, Any],
+    key: tuple[str, str],
+) -> StreamingResponse:
+    """An idempotent retry of a new message: the run its first request started, from
+    the cursor that request recorded. A retry that overtakes the first request waits
+    for its run to be recorded; 409 if that request was refused (it released the key)."""
+    invocation = first.get("invocation_id")
+    if not isinstance(invocation, str):  # a key recorded before keys named their run
+        return await follow_session(host, runner, user_id, session_id, first.get("cursor"))
+    deadline = time.monotonic() + _START_WAIT_S
+    while True:
+        record = await host.ledger.find(
+            app_name=runner.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation,
+        )
+        if record is not None:
+            break
+        if not await host.idempotency.held(user_id, *key):
+            raise ApiError(
+                409, "conflict", "the first request with this Idempotency-Key was refused"
+            )
+        if time.monotonic() > deadline:
+            raise ApiError(
+                409,
+                "conflict",
+                "the first request with this Idempotency-Key is still starting; retry",
+            )
+        await asyncio.sleep(host.config.poll_seconds)
+    return await follow_session(host, runner, user_id, session_id, first.get("cursor"), run=record)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
+from google.adk.agents.invocation_context import new_invocation_context_id
 from google.adk.sessions import Session
 from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
@@ -22,7 +23,7 @@ from ._host import Host
 from ._idempotency import body_hash, check_key
 from ._idempotent_answer import claim_answer
 from ._openapi import EventStream, errors, event_stream
-from ._runs import follow_session, stream_run
+from ._runs import follow_retried_run, follow_session, stream_run
 from ._schemas import SessionDetail, SessionOut, SessionPage, WaitpointPage
 
 __all__ = ["router"]
@@ -182,20 +183,24 @@ async def run(
     # idempotency cursor.
     recent = 0 if idempotency_key is None else 1
     runner, session = await _own_session(request, caller, agent_id, session_id, recent=recent)
+    invocation = new_invocation_context_id()
     if idempotency_key is not None:
         cursor = session.events[-1].id if session.events else None
         key = check_key(idempotency_key)
+        scope = f"run:{agent_id}:{session.id}"
         claimed, first = await host.idempotency.claim(
             caller.user_id,
-            f"run:{agent_id}:{session.id}",
+            scope,
             key,
             body_hash(body.model_dump()),
-            {"cursor": cursor},
+            {"cursor": cursor, "invocation_id": invocation},
         )
         if not claimed:
-            return await follow_session(host, runner, caller.user_id, session.id, first["cursor"])
+            return await follow_retried_run(
+                host, runner, caller.user_id, session.id, first, (scope, key)
+            )
     try:
-        claim = await host.control.claim_new(runner, caller.user_id, session.id)
+        claim = await host.control.claim_new(runner, caller.user_id, session.id, invocation)
     except (RunInProgress, RunWaiting):
         if idempotency_key is not None:  # a refused run leaves no claim of its key
             await host.idempotency.release(caller.user_id, f"run:{agent_id}:{session.id}", key)
@@ -282,7 +287,15 @@ async def answer_waitpoint(
     )
     if claim.replay:
         await claim.wait_for_resume(point.id)
-        return await follow_session(host, runner, caller.user_id, session.id, claim.cursor)
+        resumed = await host.ledger.find(
+            app_name=runner.app_name,
+            user_id=caller.user_id,
+            session_id=session.id,
+            invocation_id=point.invocation_id,
+        )
+        return await follow_session(
+            host, runner, caller.user_id, session.id, claim.cursor, run=resumed
+        )
     async with claim.released_on_error():
         run = await host.control.claim_resume(runner, await _paused_run(host, point))
         try:
