@@ -53,7 +53,7 @@ DB_OPTION = click.option(
 )
 @click.option("--model", default=None, help="Model for every agent (default: YUXI_MODEL).")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8080, show_default=True, type=int)
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--max-body-bytes", default=1 << 20, show_default=True, type=int)
 @click.option(
     "--lease-seconds",
@@ -93,6 +93,9 @@ def serve_api(
 
     try:
         catalog = AgentCatalog.from_yaml(*agent_paths)
+        if not catalog.names():
+            shown = ", ".join(map(str, agent_paths))
+            raise click.ClickException(f"no agent config (*.yaml, *.yml) in {shown}")
         config = ApiConfig(
             database_url=database_url(db),
             agents=tuple(catalog.get(name) for name in catalog.names()),
@@ -103,6 +106,7 @@ def serve_api(
             lease_seconds=lease_seconds,
             cancel_poll_seconds=cancel_poll_seconds,
         )
+        config.check_folders()
         app = create_app(config)
         # Reached and migrated before serving: a wrong URL is one line, not a traceback
         # from inside the server's startup.

@@ -161,7 +161,7 @@ def serve() -> None:
 @serve.command("knowledge")
 @_DB_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8765, show_default=True, type=int)
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
 @click.option(
     "--key",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -29,7 +29,7 @@ from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
-from ..tools import ToolRegistry, ToolSettings
+from ..tools import ToolRegistry, ToolSettings, default_registry
 from ._catalog import AgentCatalog, AgentConfigError
 from ._config import AgentConfig
 from ._guards import guard_plugins
@@ -72,6 +72,32 @@ def _tree(config: AgentConfig | str, catalog: AgentCatalog | None) -> AgentTree:
     staged = AgentCatalog(catalog)
     staged.add(config)
     return AgentTree.build(staged, config.name)
+
+
+def _check_names(
+    tree: AgentTree,
+    registry: ToolRegistry | None,
+    skills: SkillCatalog | None,
+    mcp_servers: McpServerRegistry | None,
+) -> None:
+    """Every tool, skill and MCP server a config names must exist: a misspelt name
+    would otherwise be left out of every run without a word (as a name the user may not
+    use is), so a typo in a deployed config would pass unnoticed."""
+    tools = default_registry if registry is None else registry
+    for name, config in tree.configs.items():
+        problems = [
+            (field, f"no {what} named {item!r} is {where}")
+            for field, what, names, known, where in (
+                ("tools", "tool", config.tools, tools, "registered"),
+                ("skills", "skill", config.skills, skills, "in the skill catalog"),
+                ("preload_skills", "skill", config.preload_skills, skills, "in the skill catalog"),
+                ("mcps", "MCP server", config.mcps, mcp_servers, "registered"),
+            )
+            for item in names or ()
+            if known is None or item not in known
+        ]
+        if problems:
+            raise AgentConfigError(f"agent {name!r}", problems)
 
 
 def _agent(
@@ -158,6 +184,7 @@ def build_app(
     ADK's `LlmAgent` takes it) is given.
     """
     tree = _tree(config, catalog)
+    _check_names(tree, registry, skills, mcp_servers)
     factories = {
         name: RuntimeFactory(
             agent,

@@ -70,7 +70,9 @@ def load_agent_config(path: str | Path) -> AgentConfig:
         problem = getattr(error, "problem", None) or "invalid YAML"
         raise AgentConfigError(source, [("", f"{problem}{where}")]) from None
     if data is None:
-        data = {}
+        # Not a default agent: `tools` left out means every unclaimed tool, so a file
+        # truncated on its way to a server must not turn into the widest agent there is.
+        raise AgentConfigError(source, [("", "the file is empty; an agent file holds its config")])
     if not isinstance(data, dict):
         raise AgentConfigError(source, [("", "expected a mapping of config fields")])
     data.setdefault("name", path.stem)

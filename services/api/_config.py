@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,3 +57,21 @@ class ApiConfig:
             raise ValueError("max_header_bytes must be at least 1024")
         if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:
             raise ValueError("idempotency_ttl_seconds must be positive (or None: kept for good)")
+
+    def check_folders(self) -> None:
+        """Creates the workspace and blob folders if missing and checks that this process
+        can write there: before serving, so a wrong path is one line at start and not a
+        tool failing in every run."""
+        for what, folder in (("workspace", self.workspace_root), ("blob", self.blob_dir)):
+            if folder is None:
+                continue
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ValueError(
+                    f"cannot create the {what} folder {folder}: {exc.strerror}"
+                ) from None
+            if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+                raise ValueError(
+                    f"the {what} folder {folder} is not a folder this process can write"
+                )

@@ -135,7 +135,9 @@ async def test_parent_handoff_only_when_configured() -> None:
         "writer": ScriptedLlm([call("transfer_to_agent", agent_name="coordinator")]),
     }
     catalog = tree_catalog(writer={"handoff_to_parent": True})
-    app = build_app("coordinator", principal("alice"), catalog=catalog, model=models)
+    app = build_app(
+        "coordinator", principal("alice"), catalog=catalog, registry=Tools().registry, model=models
+    )
     events = await run(app, "alice")
     assert final_text(events) == "Back." and events[-1].author == "coordinator"
     assert "coordinator" in _system(models["writer"].requests[0])
@@ -200,6 +202,7 @@ async def test_unreadable_root_is_access_denied() -> None:
         "coordinator",
         principal("carol", ["researcher", "writer"]),
         catalog=tree_catalog(),
+        registry=Tools().registry,
         model={"coordinator": llm},
     )
     events = await run(app, "carol")
@@ -209,7 +212,13 @@ async def test_unreadable_root_is_access_denied() -> None:
 
 async def test_fixed_principal_refuses_another_user() -> None:
     llm = ScriptedLlm([])
-    app = build_app("coordinator", principal("alice"), catalog=tree_catalog(), model=llm)
+    app = build_app(
+        "coordinator",
+        principal("alice"),
+        catalog=tree_catalog(),
+        registry=Tools().registry,
+        model=llm,
+    )
     events = await run(app, "mallory")
     assert AccessDenied.from_event(events[-1]) is not None and llm.requests == []
 
@@ -278,6 +287,10 @@ def test_tree_from_yaml_and_errors(tmp_path: Path) -> None:
         AgentCatalog.from_yaml(tmp_path)
     with pytest.raises(TypeError, match="catalog="):
         build_app("coordinator", principal("alice"))
+    (tmp_path / "researcher.yaml").write_text("description: Finds facts.\ntools: [lookup]\n")
+    misspelt = AgentCatalog.from_yaml(tmp_path)
+    with pytest.raises(AgentConfigError, match="agent 'researcher': field 'tools': no tool named"):
+        build_app("coordinator", principal("alice"), catalog=misspelt)  # nothing registers it
     clash = AgentConfig(name="coordinator", description="other")
     with pytest.raises(AgentConfigError, match="another config"):
         build_app(clash, principal("alice"), catalog=catalog)
@@ -288,7 +301,9 @@ async def test_source_not_knowing_the_user() -> None:
         raise NotFoundError("user", user_id)
 
     llm = ScriptedLlm([])
-    app = build_app("coordinator", nobody, catalog=tree_catalog(), model=llm)
+    app = build_app(
+        "coordinator", nobody, catalog=tree_catalog(), registry=Tools().registry, model=llm
+    )
     events = await run(app, "eve", sessions=InMemorySessionService())
     assert AccessDenied.from_event(events[-1]) is not None and llm.requests == []
 
@@ -346,7 +361,10 @@ async def test_odd_transfer_targets_are_refused(target: Any) -> None:
         "coordinator": ScriptedLlm([call("transfer_to_agent", agent_name=target), "stayed"]),
         "writer": ScriptedLlm([]),
     }
-    app = build_app("coordinator", principal("alice"), catalog=tree_catalog(), model=models)
+    catalog = tree_catalog()
+    app = build_app(
+        "coordinator", principal("alice"), catalog=catalog, registry=Tools().registry, model=models
+    )
     events = await run(app, "alice")
     refused = responses(events, "transfer_to_agent")[0]["error"]
     assert refused["code"] == "handoff_not_allowed"

@@ -80,8 +80,11 @@ def users(kit: Kit) -> Directory:
 
 
 def _app(kit: Kit, users: Directory, llm: ScriptedLlm, **kwargs: Any) -> App:
+    # Of the helper's tools, those this test registered (a config naming an unknown tool
+    # is refused).
+    tools = tuple(t for t in CONFIG.tools or () if t in kit.registry)
     return build_app(
-        CONFIG.model_copy(update=kwargs.pop("config", {})),
+        CONFIG.model_copy(update={"tools": tools, **kwargs.pop("config", {})}),
         users,
         registry=kit.registry,
         skills=kit.catalog,
