@@ -22,7 +22,7 @@ MAX_ARTIFACT_NAME_LENGTH = 1024
 
 def check_app_name(app_name: str) -> str:
     """Returns the app name if it is one ADK would accept for an App."""
-    if not isinstance(app_name, str) or not _APP_NAME_RE.match(app_name):
+    if not isinstance(app_name, str) or not _APP_NAME_RE.fullmatch(app_name):
         raise InvalidNameError(
             f"Invalid app name {app_name!r}: it must start with a letter and contain only"
             " letters, digits, underscores and hyphens."

@@ -57,7 +57,7 @@ def _int_option(minimum: int) -> Callable[[str, str], str]:
 
 
 def _schema_option(name: str, value: str) -> str:
-    if not _PG_SCHEMA_RE.match(value):
+    if not _PG_SCHEMA_RE.fullmatch(value):
         raise UnsupportedDatabaseUrlError(
             f"Invalid {name}={value!r}: use lower-case letters, digits and underscores,"
             " starting with a letter or underscore, at most 63 characters."

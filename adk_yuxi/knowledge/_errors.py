@@ -14,6 +14,16 @@ __all__ = [
 ]
 
 
+_SHOWN = 64
+
+
+def shown(value: object) -> str:
+    """A caller's value as a message repeats it: its repr, cut to a readable length (an
+    error must not hand back 100,000 characters the caller sent)."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
 class KnowledgeError(YuxiError):
     """Base of the knowledge package's errors."""
 
@@ -24,13 +34,15 @@ class InvalidKnowledgeRequestError(KnowledgeError, ValueError):
 
 class UnknownKnowledgeBaseError(KnowledgeError, LookupError):
     def __init__(self, kb_id: str) -> None:
-        super().__init__(f"no knowledge base {kb_id!r} is visible to this call")
+        super().__init__(f"no knowledge base {shown(kb_id)} is visible to this call")
         self.kb_id = kb_id
 
 
 class UnknownFileError(KnowledgeError, LookupError):
     def __init__(self, kb_id: str, file_id: str) -> None:
-        super().__init__(f"no file {file_id!r} in knowledge base {kb_id!r} is visible to this call")
+        super().__init__(
+            f"no file {shown(file_id)} in knowledge base {shown(kb_id)} is visible to this call"
+        )
         self.kb_id = kb_id
         self.file_id = file_id
 

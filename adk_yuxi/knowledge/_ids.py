@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ._errors import InvalidKnowledgeRequestError
+from ._errors import InvalidKnowledgeRequestError, shown
 
 __all__ = ["check_file_name", "check_ident", "check_kb_name"]
 
@@ -15,9 +15,9 @@ _IDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
 def check_ident(value: object, what: str) -> str:
-    if not isinstance(value, str) or not _IDENT.match(value):
+    if not isinstance(value, str) or not _IDENT.fullmatch(value):
         raise InvalidKnowledgeRequestError(
-            f"{what} must be 1-128 ASCII letters, digits, '_', '.' or '-', got {value!r}"
+            f"{what} must be 1-128 ASCII letters, digits, '_', '.' or '-', got {shown(value)}"
         )
     return value
 

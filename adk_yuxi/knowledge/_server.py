@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field, StrictBool
 from pydantic_core import to_json
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -45,6 +45,17 @@ _INSTRUCTIONS = (
     "Knowledge bases of the platform. Every call acts for the delegated user and sees "
     "only the knowledge bases that user may read now, within the session's selection."
 )
+
+
+def _whole_number(value: object) -> object:
+    """Numbers stay numbers: ``true`` or ``"5"`` is refused instead of read as 1 or 5 (a
+    model's 5.0 is still 5: JSON numbers reach ADK's client as floats)."""
+    if isinstance(value, bool | str):
+        raise ValueError("must be an integer")
+    return value
+
+
+Whole = BeforeValidator(_whole_number)
 
 
 def _token(ctx: Context) -> str | None:
@@ -90,7 +101,9 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         kb_id: Annotated[str, Field(description="The knowledge base to search (from list_kbs).")],
         query: Annotated[str, Field(description="What to look for, in Chinese or English.")],
         ctx: Context,
-        top_k: Annotated[int, Field(ge=1, le=50, description="How many chunks to return.")] = 5,
+        top_k: Annotated[
+            int, Whole, Field(ge=1, le=50, description="How many chunks to return.")
+        ] = 5,
         file_id: Annotated[
             str | None, Field(description="Search only this file of the base.")
         ] = None,
@@ -106,11 +119,11 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
             list[str], Field(min_length=1, max_length=10, description="Keywords or regexes.")
         ],
         ctx: Context,
-        use_regex: Annotated[bool, Field(description="Treat patterns as regexes.")] = False,
-        case_sensitive: bool = False,
-        max_windows: Annotated[int, Field(ge=1, le=20)] = 5,
+        use_regex: Annotated[StrictBool, Field(description="Treat patterns as regexes.")] = False,
+        case_sensitive: StrictBool = False,
+        max_windows: Annotated[int, Whole, Field(ge=1, le=20)] = 5,
         window_size: Annotated[
-            int, Field(ge=0, le=50, description="Lines of context on each side of a match.")
+            int, Whole, Field(ge=0, le=50, description="Lines of context on each side of a match.")
         ] = 3,
     ) -> Annotated[CallToolResult, FindResult]:
         """Finds lines of a parsed document matching any pattern, with line numbers."""
@@ -127,12 +140,14 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         file_id: Annotated[str, Field(description="The file to read.")],
         ctx: Context,
         line: Annotated[
-            int | None, Field(ge=1, description="Start the window at this 1-based line.")
+            int | None, Whole, Field(ge=1, description="Start the window at this 1-based line.")
         ] = None,
         offset: Annotated[
-            int | None, Field(ge=0, description="Start at this 0-based line (next_offset).")
+            int | None, Whole, Field(ge=0, description="Start at this 0-based line (next_offset).")
         ] = None,
-        window_size: Annotated[int, Field(ge=1, le=400, description="Lines to return.")] = 80,
+        window_size: Annotated[
+            int, Whole, Field(ge=1, le=400, description="Lines to return.")
+        ] = 80,
     ) -> Annotated[CallToolResult, DocumentWindow]:
         """Reads a window of a parsed document; continue with next_offset."""
         return await _answer(
@@ -146,8 +161,8 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
             str | None, Field(description="Only this knowledge base (its name).")
         ] = None,
         query: Annotated[str | None, Field(description="Part of the file name.")] = None,
-        offset: Annotated[int, Field(ge=0)] = 0,
-        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+        offset: Annotated[int, Whole, Field(ge=0)] = 0,
+        limit: Annotated[int, Whole, Field(ge=1, le=100)] = 20,
     ) -> Annotated[CallToolResult, SearchFileResult]:
         """Finds files by name across the visible knowledge bases, one page at a time."""
         return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit))

@@ -219,6 +219,8 @@ class KnowledgeService:
         _bounded(limit, 1, MAX_PAGE, "limit")
         if query is not None and (not isinstance(query, str) or len(query) > 255):
             raise InvalidKnowledgeRequestError("query must be at most 255 characters")
+        if kb_name is not None and (not isinstance(kb_name, str) or len(kb_name) > 200):
+            raise InvalidKnowledgeRequestError("kb_name must be at most 200 characters")
         scope = await self.visible(token)
         bases = {kb.kb_id: kb for kb in await self.store.list_kbs(scope.kb_ids)}
         if kb_name is not None:

@@ -80,7 +80,7 @@ class McpServerConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> McpServerConfig:
-        if not _NAME.match(self.name):
+        if not _NAME.fullmatch(self.name):
             raise ValueError(f"MCP server name {self.name!r} must match {_NAME.pattern}")
         if self.transport == "stdio" and not self.command:
             raise ValueError(f"MCP server {self.name!r}: the stdio transport needs a command")

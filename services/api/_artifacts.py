@@ -134,7 +134,7 @@ async def _download(
         raise ApiError(404, "not_found", "this artifact version has no stored bytes") from exc
     if payload is None:
         raise ApiError(404, "not_found", "no such artifact or version")
-    mime = payload.mime_type if _MIME.match(payload.mime_type.split(";")[0]) else None
+    mime = payload.mime_type if _MIME.fullmatch(payload.mime_type.split(";")[0]) else None
     headers = {
         "Content-Length": str(payload.size),
         "Content-Disposition": disposition(name),

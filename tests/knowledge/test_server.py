@@ -92,6 +92,8 @@ async def test_catalog_is_exactly_the_five_tools(server: Server) -> None:
     assert tools["query_kb"].input_schema["required"] == ["kb_id", "query"]
     assert "kb_id" in tools["query_kb"].output_schema["properties"]
     assert tools["open_kb_document"].output_schema["required"].count("next_offset") == 1
+    assert tools["query_kb"].input_schema["properties"]["top_k"]["type"] == "integer"
+    assert tools["find_kb_document"].input_schema["properties"]["use_regex"]["type"] == "boolean"
 
 
 async def test_list_and_query_follow_current_rights(server: Server) -> None:
@@ -133,11 +135,40 @@ async def test_another_users_base_and_file_are_invisible(server: Server) -> None
 
 
 @pytest.mark.parametrize(
-    "bad_id", ["eng ", "e\x00ng", "еng", "../eng", "", "x" * 300]
-)  # trailing space, NUL, Cyrillic е, path, empty, oversize
+    "bad_id", ["eng ", "eng\n", "e\x00ng", "еng", "../eng", "", "x" * 100_000]
+)  # trailing space, trailing newline, NUL, Cyrillic е, path, empty, oversize
 async def test_odd_ids_are_refused(server: Server, bad_id: str) -> None:
     result = await _call(server.url, server.token(), "query_kb", {"kb_id": bad_id, "query": "x"})
-    assert "kb_id must be" in _error(result)
+    message = _error(result)
+    assert "kb_id must be" in message and len(message) < 200  # the input is not echoed whole
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("query_kb", {"kb_id": "eng", "query": "pool", "top_k": True}),
+        ("query_kb", {"kb_id": "eng", "query": "pool", "top_k": "5"}),
+        (
+            "find_kb_document",
+            {"kb_id": "eng", "file_id": "f", "patterns": ["a"], "use_regex": "yes"},
+        ),
+        ("open_kb_document", {"kb_id": "eng", "file_id": "f", "line": False}),
+        ("search_file", {"limit": True}),
+        ("search_file", {"kb_name": "x" * 100_000}),
+    ],
+)
+async def test_arguments_are_not_coerced_from_other_types(
+    server: Server, tool: str, args: dict[str, Any]
+) -> None:
+    message = _error(await _call(server.url, server.token(), tool, args))
+    assert len(message) < 500
+
+
+async def test_a_whole_number_sent_as_a_float_still_counts(server: Server) -> None:
+    # What a model's function call carries: JSON numbers reach ADK's client as floats.
+    args = {"kb_id": "eng", "query": "pool", "top_k": 2.0}
+    result = await _call(server.url, server.token(), "query_kb", args)
+    assert not result.is_error and len(result.structured_content["hits"]) <= 2
 
 
 async def test_tokens_that_are_refused(server: Server) -> None:
