@@ -128,6 +128,7 @@ PUBLIC: dict[str, set[str]] = {
         "UnknownKnowledgeBaseError",
         "build_knowledge_server",
         "chunk_lines",
+        "load_verifier",
         "serve_knowledge_http",
     },
     "adk_yuxi.mcp": {

@@ -167,7 +167,8 @@ def serve() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     default=DEFAULT_KEY,
     show_default=True,
-    help="The runtime's delegation key file (JWK); the server uses its public half only.",
+    help="The runtime's delegation key as a JWK file: its public half is enough (a private"
+    " key is read for its public half); created, private, if missing.",
 )
 @click.option("--stdio", is_flag=True, help="Serve over stdio instead of HTTP.")
 @GC_OPTION
@@ -178,18 +179,33 @@ def serve_knowledge(
     from adk_yuxi.access import AccessRepository
     from adk_yuxi.knowledge import (
         DelegationKeys,
+        KnowledgeError,
         KnowledgeService,
         KnowledgeStore,
         build_knowledge_server,
+        load_verifier,
         serve_knowledge_http,
     )
 
-    keys = DelegationKeys.load_or_create(key)
+    try:
+        if key.exists():
+            verifier = load_verifier(key)
+        else:  # one machine: the runtime signs with the file created here
+            verifier = DelegationKeys.load_or_create(key).verifier()
+            click.echo(
+                f"created the delegation key {key} (private, mode 0600): the runtime signs"
+                " with it; elsewhere give this server only its public half",
+                err=True,
+            )
+    except KnowledgeError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot create the key file {key}: {exc.strerror}") from None
 
     async def main() -> None:
         store = KnowledgeStore(_url(db))
         await store.prepare()
-        service = KnowledgeService(store, AccessRepository(store.store), keys.verifier())
+        service = KnowledgeService(store, AccessRepository(store.store), verifier)
         server = build_knowledge_server(service)
         tune_for_serving(gc_threshold)
         try:

@@ -15,6 +15,7 @@ from ._delegation import (
     DelegationKeys,
     DelegationSigner,
     DelegationVerifier,
+    load_verifier,
 )
 from ._errors import (
     DelegationError,
@@ -81,6 +82,7 @@ __all__ = [
     "build_knowledge_server",
     "chunk_lines",
     "install_knowledge",
+    "load_verifier",
     "serve_knowledge_http",
 ]
 

@@ -33,6 +33,7 @@ __all__ = [
     "DelegationKeys",
     "DelegationSigner",
     "DelegationVerifier",
+    "load_verifier",
 ]
 
 DEFAULT_AUDIENCE = "yuxi-knowledge"
@@ -181,9 +182,9 @@ class DelegationKeys:
         """Reads the key file, or creates it readable by its owner only."""
         file = Path(path)
         if file.exists():
-            key = import_key(json.loads(file.read_text()), "EC")
-            if not isinstance(key, ECKey) or not key.is_private:
-                raise DelegationError(f"{file} does not hold a private EC key")
+            key = _read_key(file)
+            if not key.is_private:
+                raise DelegationError(f"{file} holds a public key only; signing needs the private")
             return cls(key)
         keys = cls.generate()
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -200,6 +201,27 @@ class DelegationKeys:
 
     def verifier(self, **kwargs: Any) -> DelegationVerifier:
         return DelegationVerifier(public_verifying_key(self.public_jwk()), **kwargs)
+
+
+def _read_key(file: Path) -> ECKey:
+    """The EC key of a JWK file, or one `DelegationError` line saying what is wrong."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        key = import_key(data, "EC") if isinstance(data, dict) else None
+    except OSError as exc:
+        raise DelegationError(f"cannot read the key file {file}: {exc.strerror}") from None
+    except (ValueError, JoseError) as exc:  # not JSON, or not a usable EC key
+        raise DelegationError(f"{file} is not an EC key in JWK form: {exc}") from None
+    if not isinstance(key, ECKey):
+        raise DelegationError(f"{file} is not an EC key in JWK form")
+    return key
+
+
+def load_verifier(path: str | os.PathLike[str], **kwargs: Any) -> DelegationVerifier:
+    """A verifier from a JWK file holding the runtime's public key (or its private key,
+    of which only the public half is used): what a knowledge server needs, no more."""
+    key = _read_key(Path(path))
+    return DelegationVerifier(public_verifying_key(key.as_dict(private=False)), **kwargs)
 
 
 def public_verifying_key(jwk: dict[str, Any]) -> ECKey:

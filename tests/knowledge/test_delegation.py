@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from adk_yuxi.knowledge import DelegationError, DelegationKeys
+from adk_yuxi.cli import main
+from adk_yuxi.knowledge import DelegationError, DelegationKeys, load_verifier
 
 
 def test_a_remembered_token_still_expires() -> None:
@@ -45,3 +49,33 @@ def test_the_memory_is_bounded() -> None:
         verifier.verify(token)
     assert len(verifier._verified) <= 4096
     assert verifier.verify(tokens[0]).user_id == "u0"  # forgotten ones verify afresh
+
+
+def test_a_verifier_from_the_public_key_file_alone(tmp_path: Path) -> None:
+    keys = DelegationKeys.generate()
+    public = tmp_path / "public.jwk"
+    public.write_text(json.dumps(keys.public_jwk()))
+    private = tmp_path / "private.jwk"
+    DelegationKeys.load_or_create(private)
+    token = keys.signer().mint("ann", "s1", ["hb"])
+    assert load_verifier(public).verify(token).user_id == "ann"
+    # A private key file serves too, for its public half; it does not verify other keys.
+    with pytest.raises(DelegationError):
+        load_verifier(private).verify(token)
+    with pytest.raises(DelegationError, match="public key only"):
+        DelegationKeys.load_or_create(public)  # signing needs the private half
+
+
+@pytest.mark.parametrize(
+    "content", ["", "{not json", "[1, 2]", '{"kty": "oct", "k": "AAAA"}', '{"kty": "EC"}']
+)
+def test_a_broken_key_file_is_one_clear_error(tmp_path: Path, content: str) -> None:
+    bad = tmp_path / "bad.jwk"
+    bad.write_text(content)
+    with pytest.raises(DelegationError, match=r"bad\.jwk is not an EC key in JWK form"):
+        load_verifier(bad)
+    result = CliRunner().invoke(
+        main, ["serve", "knowledge", "--db", str(tmp_path / "k.db"), "--key", str(bad)]
+    )
+    assert result.exit_code == 1 and "is not an EC key in JWK form" in result.output
+    assert "Traceback" not in result.output
