@@ -120,17 +120,22 @@ def _answer_one(q: Question, value: Any) -> Any:
             raise ValueError("this question takes a non-empty list of option values")
         if not all(isinstance(v, str) for v in value):
             raise ValueError("every chosen value must be a string")
-        unknown = [v for v in value if v not in values]
-        if unknown:
-            raise ValueError(f"not among the options: {unknown!r}")
+        if any(v not in values for v in value):
+            raise ValueError(f"a chosen value is not among the options ({_listed(values)})")
         if len(set(value)) != len(value):
             raise ValueError("a value is chosen twice")
         return list(value)
     if isinstance(value, list):
         raise ValueError("this question takes a single choice, not a list")
     if not isinstance(value, str) or value not in values:
-        raise ValueError(f"{value!r} is not among the options")
+        raise ValueError(f"the answer is not among the options ({_listed(values)})")
     return value
+
+
+def _listed(values: Sequence[str], most: int = 20) -> str:
+    """The option values a problem names (ours, never the caller's input echoed)."""
+    shown = ", ".join(values[:most])
+    return shown + (f", … ({len(values) - most} more)" if len(values) > most else "")
 
 
 def _free_text(value: str) -> str:
@@ -142,17 +147,25 @@ def _free_text(value: str) -> str:
     return cleaned
 
 
+_SHOWN_ID = 64
+_SHOWN_UNKNOWN = 10
+
+
 def validate_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any]:
     """The accepted answers, keyed by question id, in question order; raises
     `AnswerRejected` listing every problem (unknown ids, missing answers, bad values)."""
     if not isinstance(answers, Mapping):
         raise AnswerRejected([{"question_id": "", "problem": "answers must be an object"}])
     by_id = {q.question_id: q for q in questions}
+    unknown = [qid for qid in answers if qid not in by_id]
     problems = [
-        {"question_id": str(qid), "problem": "no such question"}
-        for qid in answers
-        if qid not in by_id
+        # Cut: the id is the caller's input, and a problem list is not an echo of it.
+        {"question_id": str(qid)[:_SHOWN_ID], "problem": "no such question"}
+        for qid in unknown[:_SHOWN_UNKNOWN]
     ]
+    if len(unknown) > _SHOWN_UNKNOWN:
+        more = len(unknown) - _SHOWN_UNKNOWN
+        problems.append({"question_id": "", "problem": f"{more} more unknown question ids"})
     accepted: dict[str, Any] = {}
     for qid, q in by_id.items():
         assert qid is not None

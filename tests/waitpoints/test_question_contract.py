@@ -153,3 +153,16 @@ def test_answer_rejected(question_id: str, answers: dict[str, Any]) -> None:
 def test_answers_must_be_an_object() -> None:
     with pytest.raises(AnswerRejected):
         validate_answers(QUESTIONS, ["v1"])
+
+
+def test_a_rejection_does_not_repeat_the_input() -> None:
+    secret = "SECRET-" + "x" * 200_000
+    answers = {**GOOD, "colour": secret, "top": [secret], "k" * 5000: "x"}
+    answers.update({f"ghost{i}": "x" for i in range(50)})
+    with pytest.raises(AnswerRejected) as raised:
+        validate_answers(QUESTIONS, answers)
+    text = repr(raised.value.problems)
+    assert "SECRET" not in text and len(text) < 3000
+    problems = {p["question_id"]: p["problem"] for p in raised.value.problems}
+    assert "not among the options (" in problems["colour"]  # the valid values are named
+    assert "more unknown question ids" in problems[""]
