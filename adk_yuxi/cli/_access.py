@@ -2,13 +2,14 @@
 
 Without it a host API (or any principal source on the access database) could only be
 set up from Python: `yuxi api-key issue` needs a known user, and an agent a share.
-Ids are taken exactly as typed; one with surrounding blanks or control characters is
-refused rather than stored beside its look-alike.
+Ids are taken exactly as typed; one with surrounding blanks, invisible characters or a
+non-NFC spelling is refused rather than stored beside its look-alike.
 """
 
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -31,9 +32,25 @@ _KINDS = {
 }
 
 
+# Control, format (zero-width), surrogate and line/paragraph separator characters.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_RESERVED_USERS = frozenset({"me"})  # the host API's name for the caller
+
+
 def _ident(value: str, what: str) -> str:
-    if not value or value != value.strip() or any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise click.BadParameter(f"a {what} has no surrounding blanks or control characters")
+    """An id as typed, if it can only be read one way: no surrounding blanks, nothing
+    invisible, NFC (so "é" typed two ways is not two users), and for a user id nothing
+    the host API cannot address (``me``, ``/``)."""
+    if not value or value != value.strip():
+        raise click.BadParameter(f"a {what} is not empty and has no surrounding blanks")
+    if any(unicodedata.category(ch) in _INVISIBLE for ch in value):
+        raise click.BadParameter(f"a {what} has no control or invisible characters")
+    if unicodedata.normalize("NFC", value) != value:
+        raise click.BadParameter(f"a {what} is in Unicode NFC form (as keyboards type it)")
+    if len(value) > 128:
+        raise click.BadParameter(f"a {what} has at most 128 characters")
+    if what == "user id" and (value in _RESERVED_USERS or "/" in value):
+        raise click.BadParameter("a user id is not 'me' and has no '/' (the host API's paths)")
     return value
 
 

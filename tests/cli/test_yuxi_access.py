@@ -77,7 +77,10 @@ def test_a_new_operator_sets_up_users_shares_and_a_key(tmp_path: Path) -> None:
 
 def test_look_alike_ids_and_bad_shares_are_refused_without_writing(tmp_path: Path) -> None:
     db = tmp_path / "platform.db"
-    for bad in ("ann ", " ann", "an\x07n", ""):
+    # Blanks, a control character, empty, a zero-width space, a decomposed é, a C1
+    # control, a line separator, the API's name for the caller, a slash, oversize.
+    odd = ("ann\u200b", "Jose\u0301", "ann\x85", "a\u2028b", "me", "a/b", "x" * 129)
+    for bad in ("ann ", " ann", "an\x07n", "", *odd):
         result = yuxi(db, "access", "user", "add", bad)
         assert result.exit_code == 2, bad  # a usage error: nothing written
     assert yuxi(db, "access", "user", "list").output == ""
