@@ -39,9 +39,32 @@ _DB_OPTION = click.option(
 )
 
 
-def _run(db: str, work: Callable[[Any], Awaitable[T]]) -> T:
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The SQLite file a URL names, if it does not exist yet (None otherwise)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # the store reports a bad URL in its own words
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    path = Path(parsed.database)
+    return None if path.exists() else path
+
+
+def _run(db: str, work: Callable[[Any], Awaitable[T]], *, existing: bool = True) -> T:
+    """Runs `work(store)`; with `existing`, on a database that is there already, so a
+    command that only reads (or fills a base) never leaves an empty file behind a typo."""
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.knowledge import KnowledgeStore
+
+    missing = _missing_sqlite_file(_url(db)) if existing else None
+    if missing is not None:
+        raise click.ClickException(
+            f"no knowledge database at {missing} (`yuxi kb create` makes one)"
+        )
 
     async def main() -> T:
         store = KnowledgeStore(_url(db))
@@ -87,7 +110,7 @@ def create(
             name, creator_id=owner, share=share, description=description, kb_id=kb_id
         )
 
-    made = _run(db, work)
+    made = _run(db, work, existing=False)
     click.echo(f"{made.kb_id}\t{made.name}")
 
 

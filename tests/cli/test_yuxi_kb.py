@@ -43,6 +43,12 @@ def test_create_ingest_list_query(tmp_path: Path) -> None:
     broken.write_bytes(b"%PDF-1.4 broken")
     refused = yuxi("kb", "ingest", "hb", str(broken), "--db", db, cwd=tmp_path)
     assert refused.returncode == 1 and "broken.pdf" in refused.stderr
+    # A mistyped database is an error, not a new empty one (nor its folders).
+    typo = tmp_path / "no" / "such" / "kb.db"
+    for args in (("list",), ("query", "hb", "x"), ("ingest", "hb", "guide.md")):
+        wrong = yuxi("kb", *args, "--db", str(typo), cwd=tmp_path)
+        assert wrong.returncode == 1 and "no knowledge database at" in wrong.stderr
+    assert not (tmp_path / "no").exists()
 
 
 def test_serve_knowledge_over_http(tmp_path: Path) -> None:
