@@ -12,7 +12,7 @@ from ._config import ApiConfig
 from ._errors import install_error_handlers
 from ._host import Host
 from ._keys import router as keys_router
-from ._limits import BodyLimit, HeaderLimit
+from ._limits import BodyLimit, HeaderLimit, JsonBodies
 from ._marks import router as marks_router
 from ._openapi import install_openapi
 from ._run_routes import router as runs_router
@@ -55,6 +55,7 @@ def create_app(config: ApiConfig) -> FastAPI:
         return Health(status="ok")
 
     install_openapi(app)
+    app.add_middleware(JsonBodies)  # inside BodyLimit: the body is read by then
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(HeaderLimit, max_bytes=config.max_header_bytes)
     return app

@@ -43,7 +43,7 @@ async def list_agents(request: Request, caller: Auth) -> dict[str, Any]:
     status_code=201,
     tags=["api keys"],
     response_model=KeyIssued,
-    responses=errors(401, 403, 413, 422),
+    responses=errors(401, 403, 413, 415, 422),
 )
 async def issue_key(user_id: str, body: NewKey, request: Request, caller: Auth) -> dict[str, Any]:
     """A new key; its token is in this response only."""

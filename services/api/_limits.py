@@ -1,4 +1,5 @@
-"""Request size limits: the header block and the body, checked before any route runs."""
+"""Request limits checked before any route runs: the header block's size, the body's
+size, and the body's type."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit", "HeaderLimit"]
+__all__ = ["BodyLimit", "HeaderLimit", "JsonBodies"]
 
 
 def _answer(status: int, code: str, message: str) -> list[Message]:
@@ -106,3 +107,35 @@ class BodyLimit:
             drain = bool(message.get("more_body", False))
         for part in _answer(413, "too_large", f"the body exceeds {self.max_bytes} bytes"):
             await send(part)
+
+
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _is_json(content_type: bytes) -> bool:
+    media = content_type.split(b";", 1)[0].strip().lower()
+    return media == b"application/json" or (
+        media.startswith(b"application/") and media.endswith(b"+json")
+    )
+
+
+class JsonBodies:
+    """Refuses a request body that is not declared JSON with 415: every body this API
+    reads is a JSON object, and a form or text body would otherwise be a puzzling 422.
+    Placed inside `BodyLimit`, which has read the body already, so nothing is left
+    unread on the connection. A request without a body passes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") in _WITH_BODY:
+            headers = dict(scope.get("headers") or ())
+            length = headers.get(b"content-length")
+            has_body = b"transfer-encoding" in headers or (length is not None and length != b"0")
+            if has_body and not _is_json(headers.get(b"content-type", b"")):
+                message = "the body must be JSON (Content-Type: application/json)"
+                for part in _answer(415, "unsupported_media_type", message):
+                    await send(part)
+                return
+        await self.app(scope, receive, send)

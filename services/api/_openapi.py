@@ -28,6 +28,7 @@ _WHY = {
     " may not use, are answered as missing.",
     409: "Conflicts with the current state, or an `Idempotency-Key` reused with another body.",
     413: "The body is larger than the configured limit (by declared length or as it arrives).",
+    415: "The body is not declared JSON (`Content-Type: application/json`).",
     422: "The request is not valid: `problems` names the locations, never the input.",
     431: "The request headers are larger than the configured limit.",
     500: "`internal_error`: the server failed; the details are in the operator log only.",

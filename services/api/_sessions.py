@@ -83,7 +83,7 @@ async def _own_session(
 
 
 @router.post(
-    "", status_code=201, response_model=SessionOut, responses=errors(401, 404, 409, 413, 422)
+    "", status_code=201, response_model=SessionOut, responses=errors(401, 404, 409, 413, 415, 422)
 )
 async def create_session(
     agent_id: str,
@@ -165,7 +165,7 @@ async def delete_session(
 @router.post(
     "/{session_id}/runs",
     response_class=EventStream,
-    responses=event_stream(401, 404, 409, 413, 422),
+    responses=event_stream(401, 404, 409, 413, 415, 422),
 )
 async def run(
     agent_id: str,
@@ -262,7 +262,7 @@ def _waitpoint(data: dict[str, Any]) -> dict[str, Any]:
 @router.post(
     "/{session_id}/waitpoints/{waitpoint_id}/answer",
     response_class=EventStream,
-    responses=event_stream(401, 404, 409, 413, 422),
+    responses=event_stream(401, 404, 409, 413, 415, 422),
 )
 async def answer_waitpoint(
     agent_id: str,

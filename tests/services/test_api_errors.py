@@ -84,8 +84,25 @@ async def _raw(api: Api, data: bytes) -> tuple[int, dict[str, str], bytes]:
             "POST",
             "/v1/agents/planner/sessions",
             {"content": b"session_id=SENTINEL", "headers": {"content-type": "text/plain"}},
-            422,
-            None,
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "POST",
+            "/v1/agents/planner/sessions",
+            {"content": b'{"session_id": "SENTINEL"}'},  # JSON, but not said to be
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "POST",
+            "/v1/agents/planner/sessions",
+            {
+                "content": b"session_id=x",
+                "headers": {"content-type": "application/x-www-form-urlencoded"},
+            },
+            415,
+            "unsupported_media_type",
         ),
         ("POST", "/v1/agents/planner/sessions", {"json": {"extra": SENTINEL}}, 422, None),
         ("POST", "/v1/agents/planner/sessions", {"json": {"session_id": SENTINEL * 40}}, 422, None),
