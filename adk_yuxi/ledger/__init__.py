@@ -21,7 +21,7 @@ from ._errors import (
 from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
 from ._session_runs import SessionRuns
 from ._store import LEASE_LAPSED, RUN_STATUSES, RunLedger, RunPage, RunRecord
-from ._workspace import UnsafeUserId, per_user_workspaces
+from ._workspace import UnsafeUserId, per_user_workspaces, workspace_name
 
 __all__ = [
     "LEASE_LAPSED",
@@ -45,4 +45,5 @@ __all__ = [
     "WorkspaceRoot",
     "ledger_plugin_of",
     "per_user_workspaces",
+    "workspace_name",
 ]
