@@ -71,7 +71,7 @@ class FoundWindow:
     content: str
 
 
-_BRACED_ESCAPES = frozenset("pPNxuUg")  # \\p{L}, \\N{name}, \\x{263a}, \\g<name>: one item
+_BRACED_ESCAPES = frozenset("pPNxuUg")  # \p{L}, \N{name}, \x{263a}, \g<name>: one item
 
 
 def _counted(pattern: str, at: int) -> tuple[int, int] | None:
