@@ -39,8 +39,7 @@ _RESERVED_USERS = frozenset({"me"})  # the host API's name for the caller
 
 def _ident(value: str, what: str) -> str:
     """An id as typed, if it can only be read one way: no surrounding blanks, nothing
-    invisible, NFC (so "é" typed two ways is not two users), and for a user id nothing
-    the host API cannot address (``me``, ``/``)."""
+    invisible, NFC (so "é" typed two ways is not two users)."""
     if not value or value != value.strip():
         raise click.BadParameter(f"a {what} is not empty and has no surrounding blanks")
     if any(unicodedata.category(ch) in _INVISIBLE for ch in value):
@@ -49,7 +48,13 @@ def _ident(value: str, what: str) -> str:
         raise click.BadParameter(f"a {what} is in Unicode NFC form (as keyboards type it)")
     if len(value) > 128:
         raise click.BadParameter(f"a {what} has at most 128 characters")
-    if what == "user id" and (value in _RESERVED_USERS or "/" in value):
+    return value
+
+
+def _user_id(value: str) -> str:
+    """A user id, which must also be addressable in the host API's paths."""
+    _ident(value, "user id")
+    if value in _RESERVED_USERS or "/" in value:
         raise click.BadParameter("a user id is not 'me' and has no '/' (the host API's paths)")
     return value
 
@@ -96,7 +101,7 @@ def add_user(user_id: str, name: str, role: str, department: str | None, db: str
     """A new user (an existing id is refused: nothing is overwritten)."""
     from adk_yuxi.access import NotFoundError, Role, User
 
-    ident = _ident(user_id, "user id")
+    ident = _user_id(user_id)
     dept = _ident(department, "department id") if department is not None else None
 
     async def work(repository: AccessRepository) -> None:
@@ -183,7 +188,7 @@ def share(
     if everyone:
         read = Scope.everyone()
     elif users:
-        read = Scope.users(*(_ident(u, "user id") for u in users))
+        read = Scope.users(*(_user_id(u) for u in users))
     elif departments:
         read = Scope.departments(*(_ident(d, "department id") for d in departments))
     else:
@@ -200,7 +205,7 @@ def share(
                     f"{kind} {ident!r} is not recorded yet: give --creator USER to record it"
                 ) from None
             record = ResourceRecord(
-                kind=resource_kind, id=ident, creator_id=_ident(creator, "user id"),
+                kind=resource_kind, id=ident, creator_id=_user_id(creator),
                 share=ShareConfig(read_scope=read),
             )  # fmt: skip
             return await repository.save_resource(record)

@@ -41,16 +41,16 @@ _DB_OPTION = click.option(
 
 def _missing_sqlite_file(url: str) -> Path | None:
     """The SQLite file a URL names, if it does not exist yet (None otherwise)."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    from adk_yuxi._sql.urls import parse_database_url
+    from adk_yuxi.errors import YuxiError
 
     try:
-        parsed = make_url(url)
-    except ArgumentError:
+        target = parse_database_url(url)
+    except YuxiError:
         return None  # the store reports a bad URL in its own words
-    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+    if target.backend != "sqlite" or not target.url.database:
         return None
-    path = Path(parsed.database)
+    path = Path(target.url.database).expanduser()
     return None if path.exists() else path
 
 

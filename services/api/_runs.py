@@ -143,8 +143,13 @@ async def _current(
     last = record.invocation_id if record is not None else None
     if last is None and events:
         last = events[-1].invocation_id
-    errors = [e.error_code for e in events if e.invocation_id == last and e.error_code]
-    return _run_status(record, last, errors[-1] if errors else None)
+    return _run_status(record, last, _last_error(events, last))
+
+
+def _last_error(events: list[Event], invocation: str | None) -> str | None:
+    """The last error code among one invocation's events."""
+    errors = [e.error_code for e in events if e.invocation_id == invocation and e.error_code]
+    return errors[-1] if errors else None
 
 
 async def _status_of(
@@ -154,8 +159,7 @@ async def _status_of(
     record = await host.control.runs.get(
         run.run_id, app_name=runner.app_name, user_id=user_id, session_id=session_id
     )
-    errors = [e.error_code for e in events if e.invocation_id == run.invocation_id and e.error_code]
-    return _run_status(record, run.invocation_id, errors[-1] if errors else None)
+    return _run_status(record, run.invocation_id, _last_error(events, run.invocation_id))
 
 
 async def follow_session(

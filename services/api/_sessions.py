@@ -184,10 +184,10 @@ async def run(
     recent = 0 if idempotency_key is None else 1
     runner, session = await _own_session(request, caller, agent_id, session_id, recent=recent)
     invocation = new_invocation_context_id()
+    scope = f"run:{agent_id}:{session.id}"
     if idempotency_key is not None:
         cursor = session.events[-1].id if session.events else None
         key = check_key(idempotency_key)
-        scope = f"run:{agent_id}:{session.id}"
         claimed, first = await host.idempotency.claim(
             caller.user_id,
             scope,
@@ -203,7 +203,7 @@ async def run(
         claim = await host.control.claim_new(runner, caller.user_id, session.id, invocation)
     except (RunInProgress, RunWaiting):
         if idempotency_key is not None:  # a refused run leaves no claim of its key
-            await host.idempotency.release(caller.user_id, f"run:{agent_id}:{session.id}", key)
+            await host.idempotency.release(caller.user_id, scope, key)
         raise
     message = types.Content(role="user", parts=[types.Part(text=body.text)])
     return stream_run(host, runner, caller.user_id, session.id, message, claim)
