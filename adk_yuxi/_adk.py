@@ -9,6 +9,8 @@ against the installed ADK: an upgrade that renames one fails there, in one place
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +44,7 @@ __all__ = [
     "function_tool_confirmation",
     "function_tool_context_param",
     "invocation_of",
+    "mark_a2a_agent_unavailable",
     "set_storage_marker",
     "storage_marker",
     "transfer_instructions",
@@ -102,6 +105,9 @@ EVENT_DECODE_SKIPPED_HOOKS: frozenset[tuple[str, str]] = frozenset(
 `adk_yuxi.sessions._fast_events`); both are pinned above."""
 
 
+A2A_AGENT_MODULE = "google.adk.agents.remote_a2a_agent"
+"""The optional module ADK imports inside every workflow node it builds (needs `a2a`)."""
+
 PINNED_FUNCTIONS: tuple[tuple[str, str], ...] = (
     # (module, private function)
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_get_transfer_targets"),
@@ -117,6 +123,22 @@ def transfer_targets(agent: BaseAgent) -> list[BaseAgent]:
 def transfer_instructions(tool_name: str, agent: LlmAgent, targets: Sequence[BaseAgent]) -> str:
     """The transfer instructions ADK appends to `agent`'s request for `targets`."""
     return str(_agent_transfer._build_transfer_instructions(tool_name, agent, targets))
+
+
+def mark_a2a_agent_unavailable() -> bool:
+    """Without the `a2a` package, records ADK's remote A2A agent module as unavailable.
+
+    ADK tries that import for every workflow node it builds (twice a turn) and a failed
+    import leaves no trace, so the module runs again each time (~0.8 ms) until `import
+    a2a` fails. A `None` entry in `sys.modules` makes the import fail at once, with the
+    `ImportError` ADK already expects. True if the entry is there after the call.
+    """
+    if sys.modules.get(A2A_AGENT_MODULE, False) is None:
+        return True
+    if A2A_AGENT_MODULE in sys.modules or importlib.util.find_spec("a2a") is not None:
+        return False
+    sys.modules[A2A_AGENT_MODULE] = None  # type: ignore[assignment]
+    return True
 
 
 def invocation_of(ctx: ReadonlyContext) -> InvocationContext:

@@ -86,3 +86,21 @@ def test_only_the_adk_module_touches_private_names() -> None:
             if touched is not None:
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}: {touched}")
     assert offenders == []
+
+
+def test_the_a2a_agent_module_is_marked_unavailable_only_without_a2a() -> None:
+    import importlib.util
+    import sys
+
+    assert importlib.util.find_spec("google.adk.agents") is not None
+    path = pathlib.Path(importlib.util.find_spec("google.adk.agents").origin or "").parent  # type: ignore[union-attr]
+    assert (path / (_adk.A2A_AGENT_MODULE.rsplit(".", 1)[1] + ".py")).is_file(), (
+        f"{_adk.A2A_AGENT_MODULE} is gone from ADK"
+    )
+    if importlib.util.find_spec("a2a") is not None:
+        pytest.skip("the a2a package is installed here: nothing to mark")
+    assert _adk.mark_a2a_agent_unavailable() is True
+    assert sys.modules[_adk.A2A_AGENT_MODULE] is None
+    with pytest.raises(ImportError):
+        importlib.import_module(_adk.A2A_AGENT_MODULE)
+    assert _adk.mark_a2a_agent_unavailable() is True  # idempotent

@@ -210,10 +210,12 @@ PUBLIC: dict[str, set[str]] = {
         "compute_visibility",
         "current_agent_runtime",
         "current_run",
+        "host_run_config",
         "load_agent_config",
         "prepare_runtime_context",
         "resolve_runtime_tools",
         "run_budget",
+        "telemetry_recorded",
     },
     "adk_yuxi.sessions": {
         "SessionExistsError",

@@ -51,6 +51,7 @@ from ._resources import (
     ResourceGuard,
     ResourceType,
 )
+from ._run_config import host_run_config, telemetry_recorded
 from ._runtime import Runtime
 from ._tools import DuplicateToolError, RuntimeTools, resolve_runtime_tools
 from ._tree import AgentTree, AgentTreeError
@@ -98,8 +99,10 @@ __all__ = [
     "compute_visibility",
     "current_agent_runtime",
     "current_run",
+    "host_run_config",
     "load_agent_config",
     "prepare_runtime_context",
     "resolve_runtime_tools",
     "run_budget",
+    "telemetry_recorded",
 ]

@@ -22,6 +22,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.agent_tool import AgentTool
 from pydantic import BaseModel
 
+from .._adk import mark_a2a_agent_unavailable
 from .._sql.store import SqlStore
 from ..access import AccessRepository, Principal
 from ..guards import ToolRetriever
@@ -183,6 +184,7 @@ def build_app(
     structured output of the root agent when `output_schema` (a pydantic model class, as
     ADK's `LlmAgent` takes it) is given.
     """
+    mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
     _check_names(tree, registry, skills, mcp_servers)
     factories = {

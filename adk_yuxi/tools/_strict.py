@@ -12,7 +12,6 @@ can correct itself, and the function never runs.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import types as pytypes
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import pydantic
+import pydantic_core
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from typing_extensions import override
@@ -159,7 +159,7 @@ class StrictFunctionTool(HookedFunctionTool):
         super().__init__(func, require_confirmation=require_confirmation)
         if name is not None:
             self.name = name
-        self._schema: dict[str, Any] | None = None
+        self._schema: bytes | None = None  # JSON: parsing it is a cheap deep copy
         self._declaration: types.FunctionDeclaration | None = None
         self._arguments_model, self._values_model = _build_arguments_models(
             func, function_tool_context_param(self), self.name
@@ -172,8 +172,9 @@ class StrictFunctionTool(HookedFunctionTool):
     def parameters_json_schema(self) -> dict[str, Any]:
         """The JSON schema of the enforced arguments (a fresh copy; built once)."""
         if self._schema is None:
-            self._schema = self._arguments_model.model_json_schema()
-        return copy.deepcopy(self._schema)
+            self._schema = pydantic_core.to_json(self._arguments_model.model_json_schema())
+        schema: dict[str, Any] = pydantic_core.from_json(self._schema)
+        return schema
 
     @override
     def declaration(self) -> types.FunctionDeclaration | None:
@@ -187,12 +188,11 @@ class StrictFunctionTool(HookedFunctionTool):
             base = super().declaration()
             if base is None:
                 return None
-            schema = self.parameters_json_schema()
-            schema.pop("title", None)
             cached = self._declaration = types.FunctionDeclaration(
-                name=self.name, description=base.description, parameters_json_schema=schema
+                name=self.name, description=base.description
             )
-        schema = copy.deepcopy(cached.parameters_json_schema or {})
+        schema = self.parameters_json_schema()
+        schema.pop("title", None)
         return cached.model_copy(update={"parameters_json_schema": schema})
 
     def validate_arguments(self, args: dict[str, Any]) -> dict[str, Any]:

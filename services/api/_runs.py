@@ -20,6 +20,7 @@ from google.adk.runners import Runner
 from google.genai import types
 
 from adk_yuxi.ledger import LEASE_LAPSED, RunNotFound, RunRecord
+from adk_yuxi.runtime import host_run_config
 
 from ._control import Claim
 from ._errors import ApiError
@@ -79,6 +80,7 @@ async def _drive(
             invocation_id=claim.record.invocation_id,
             new_message=message,
             abort_signal=claim.abort,
+            run_config=host_run_config(),
         ):
             invocation = event.invocation_id
             if event.error_code:

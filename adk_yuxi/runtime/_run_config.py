@@ -1,0 +1,39 @@
+"""The `RunConfig` a host passes to `Runner.run_async`: ADK's defaults, telemetry aside.
+
+ADK builds its GenAI telemetry for every model call whether or not anything records
+it. Its default (experimental) semantic conventions turn the whole request (messages,
+system instruction, every tool declaration) into attribute values; the stable ones
+cost about half. With no OpenTelemetry tracer or logger provider installed, neither
+output goes anywhere, so a host asks for the cheaper one; once a provider is set (by
+the operator, before or after start) runs get ADK's default again.
+"""
+
+from __future__ import annotations
+
+from google.adk.agents.run_config import RunConfig
+from google.adk.telemetry.context import TelemetryConfig
+from opentelemetry import _logs, trace
+
+__all__ = ["host_run_config", "telemetry_recorded"]
+
+_UNRECORDED = RunConfig(telemetry=TelemetryConfig(genai_semconv_stability_opt_in="stable"))
+
+
+def _api_only(provider: object, api_module: str) -> bool:
+    # The API's own providers (the proxy before one is set, the no-op) record nothing.
+    return type(provider).__module__.startswith(api_module)
+
+
+def telemetry_recorded() -> bool:
+    """Whether this process has an OpenTelemetry tracer or logger provider installed."""
+    return not (
+        _api_only(trace.get_tracer_provider(), "opentelemetry.trace")
+        and _api_only(_logs.get_logger_provider(), "opentelemetry._logs")
+    )
+
+
+def host_run_config() -> RunConfig:
+    """A fresh `RunConfig` for one run (ADK's callers may change the one they get)."""
+    if telemetry_recorded():
+        return RunConfig()
+    return _UNRECORDED.model_copy()
