@@ -9,6 +9,7 @@ read back; the driver and the storage check are shared, so both are judged alike
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import statistics
 import time
@@ -281,22 +282,36 @@ async def run_load(
     on_turns_done: Callable[[], None] | None = None,
 ) -> LoadResult:
     """Every user opens a session, then all post their `turns` turns concurrently (each
-    user's one after another); afterwards every session's stored events are audited."""
-    limits = httpx.Limits(max_connections=len(users) + 10, max_keepalive_connections=len(users))
-    async with httpx.AsyncClient(base_url=base_url, timeout=read_timeout, limits=limits) as client:
-        sessions = await asyncio.gather(*(target.open_session(client, u) for u in users))
+    user's one after another); afterwards every session's stored events are audited.
+
+    Each user has a client of its own (one connection), as real users do: with one
+    shared pool, turns waited up to seconds inside httpx's pool before being sent
+    (`bench/README.md`), which measured the load generator, not the server."""
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(
+                    base_url=base_url, timeout=read_timeout, limits=httpx.Limits(max_connections=1)
+                )
+            )
+            for _ in users
+        ]
+        pairs = list(zip(clients, users, strict=True))
+        sessions = await asyncio.gather(*(target.open_session(c, u) for c, u in pairs))
         result = LoadResult()
 
-        async def user_turns(user: str, session: str) -> None:
+        async def user_turns(client: httpx.AsyncClient, user: str, session: str) -> None:
             for _ in range(turns):
                 result.turns.append(await _turn(client, target, user, session))
 
         start = time.perf_counter()
-        await asyncio.gather(*(user_turns(u, s) for u, s in zip(users, sessions, strict=True)))
+        await asyncio.gather(
+            *(user_turns(c, u, s) for (c, u), s in zip(pairs, sessions, strict=True))
+        )
         result.seconds = time.perf_counter() - start
         if on_turns_done is not None:
             on_turns_done()  # e.g. read the server's CPU clock before the audit's reads
-        for user, session in zip(users, sessions, strict=True):
+        for (client, user), session in zip(pairs, sessions, strict=True):
             audit = audit_turns(await target.stored_events(client, user, session))
             result.complete += audit.complete
             result.failed_stored += audit.failed
