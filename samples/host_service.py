@@ -36,7 +36,7 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, build_app, host_run_config
 from adk_yuxi.storage import YuxiServices, open_services
 
 AGENT = AgentConfig(
@@ -77,7 +77,7 @@ async def handle_request(runner: Runner, user_id: str, session_id: str, text: st
     print(f"{user_id}: {text}")
     message = types.Content(role="user", parts=[types.Part(text=text)])
     async for event in runner.run_async(
-        user_id=user_id, session_id=session_id, new_message=message
+        user_id=user_id, session_id=session_id, new_message=message, run_config=host_run_config()
     ):
         refused = AgentExecutionRevoked.from_event(event) or AccessDenied.from_event(event)
         if refused is not None:
