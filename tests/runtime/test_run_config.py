@@ -62,3 +62,14 @@ def test_an_installed_logger_provider_keeps_adks_default() -> None:
         """
     )
     assert out == "True True"
+
+
+def test_an_installed_meter_provider_keeps_adks_default() -> None:
+    out = _in_fresh_process(
+        """
+        from opentelemetry import metrics
+        from opentelemetry.sdk.metrics import MeterProvider
+        metrics.set_meter_provider(MeterProvider())
+        """
+    )
+    assert out == "True True"
