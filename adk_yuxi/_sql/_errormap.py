@@ -44,8 +44,13 @@ _PG_LINK: tuple[type[Exception], ...] = (
     OSError,  # TimeoutError among them
 )
 PG_ERRORS: tuple[type[Exception], ...] = (asyncpg.exceptions.PostgresError, *_PG_LINK)
-# What taking a connection from the pool raises when a new one cannot be opened.
-PG_CONNECT_ERRORS: tuple[type[Exception], ...] = (sa_exc.DBAPIError, *PG_ERRORS)
+# What taking a connection from the pool raises when a new one cannot be opened, or
+# when every pooled connection stayed busy for the pool's timeout.
+PG_CONNECT_ERRORS: tuple[type[Exception], ...] = (
+    sa_exc.DBAPIError,
+    sa_exc.TimeoutError,
+    *PG_ERRORS,
+)
 
 
 def translate(exc: Exception) -> Exception:
@@ -58,6 +63,11 @@ def translate(exc: Exception) -> Exception:
 
 def translate_pg_connect(exc: Exception) -> DatabaseUnavailableError:
     """The error of ours for a failure to open a connection (``PG_CONNECT_ERRORS``)."""
+    if isinstance(exc, sa_exc.TimeoutError):
+        return DatabaseUnavailableError(
+            "Every pooled database connection stayed busy for the pool's timeout: raise"
+            " the pool_size option (within the server's max_connections, over all workers)."
+        )
     cause = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc
     return DatabaseUnavailableError(
         f"The database cannot be reached: {type(cause).__name__ if cause else type(exc).__name__}"

@@ -104,23 +104,54 @@ async def test_a_single_statement_write_commits_on_its_own(pg_schema: str) -> No
 
 
 async def test_a_burst_reuses_the_pooled_connections(pg_schema: str) -> None:
-    """Up to `pool_size` (20 by default) connections stay open after a burst: a second
-    burst of the same width opens no new backend (with SQLAlchemy's default of 5, every
-    checkout past the fifth did)."""
+    """Every connection the pool opens stays open (30 by default, none opened past them):
+    a wider second burst waits for those instead of opening and closing more (with 20
+    kept and 10 more in a burst, each burst past 20 forked server processes anew)."""
     store = SqlStore(f"{PG_URL}?schema={pg_schema}")
 
-    async def burst() -> set[int]:
+    async def burst(width: int) -> set[int]:
         async def one() -> int:
             async with store.read() as tx:
-                rows = await tx.fetchall("SELECT pg_backend_pid(), pg_sleep(0.05)")
+                rows = await tx.fetchall("SELECT pg_backend_pid(), pg_sleep(0.4)")
             return int(rows[0][0])
 
-        return set(await asyncio.gather(*(one() for _ in range(12))))
+        return set(await asyncio.gather(*(one() for _ in range(width))))
 
     try:
-        first = await burst()
-        assert len(first) == 12
-        assert await burst() <= first
+        first = await burst(45)
+        assert len(first) == 30  # each was held 0.4 s: all 30 were open at once
+        assert await burst(45) == first
+        assert store.engine.pool.checkedin() == 30  # type: ignore[attr-defined]
+    finally:
+        await store.close()
+
+
+async def test_the_pool_size_option_caps_the_connections(pg_schema: str) -> None:
+    store = SqlStore(f"{PG_URL}?schema={pg_schema}&pool_size=3")
+
+    async def one() -> int:
+        async with store.read() as tx:
+            rows = await tx.fetchall("SELECT pg_backend_pid(), pg_sleep(0.02)")
+        return int(rows[0][0])
+
+    try:
+        used = set(await asyncio.gather(*(one() for _ in range(9))))
+        assert len(used) == 3
+    finally:
+        await store.close()
+
+
+async def test_a_pool_that_stays_busy_is_our_error_naming_the_option(pg_schema: str) -> None:
+    """A checkout that waited the pool's whole timeout is `DatabaseUnavailableError`
+    saying what to change, not SQLAlchemy's own error; the held connection is unharmed."""
+    store = SqlStore(f"{PG_URL}?schema={pg_schema}", pool_size=1, pool_timeout=0.2)
+    try:
+        async with store.read() as held:
+            with pytest.raises(DatabaseUnavailableError, match="raise the pool_size option"):
+                async with store.read() as tx:
+                    await tx.fetchall("SELECT 1")
+            assert await held.fetchall("SELECT 2") == [(2,)]
+        assert await _backend_pid(store) > 0
     finally:
         await store.close()
 
