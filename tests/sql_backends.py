@@ -22,6 +22,58 @@ PG_URL = PG_DSN.replace("postgresql://", "postgresql+asyncpg://", 1)
 _reachable: list[bool] = []
 
 
+class DatabaseLink:
+    """A TCP relay on loopback in front of the database: stopping it cuts every live
+    connection and refuses new ones, as a network failure would."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        for writer in self._writers:
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self._writers += [writer, up_writer]
+
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except OSError:
+                pass
+            finally:
+                dst.transport.abort()
+
+        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+
+
+async def relayed_pg_url(schema: str) -> tuple[DatabaseLink, str]:
+    """A started relay in front of the test database and a URL (with ``schema``) through it."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(PG_DSN)
+    link = DatabaseLink((parts.hostname or "127.0.0.1", parts.port or 5432))
+    await link.start()
+    url = PG_URL.replace(f"{parts.hostname}:{parts.port or 5432}", f"127.0.0.1:{link.port}", 1)
+    assert str(link.port) in url
+    return link, f"{url}?schema={schema}"
+
+
 async def _pg_execute(sql: str) -> None:
     import asyncpg
 

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
 from adk_yuxi.ledger import RunEnded, RunInProgress, RunNotFound, RunWaiting
-from adk_yuxi.storage import InvalidNameError, InvalidPageTokenError
+from adk_yuxi.storage import DatabaseUnavailableError, InvalidNameError, InvalidPageTokenError
 from adk_yuxi.waitpoints import (
     AnswerRejected,
     StoredQuestionsInvalid,
@@ -40,9 +40,19 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
+# Each status's own header: how to authenticate, or when to come back.
+_STATUS_HEADERS: dict[int, dict[str, str]] = {
+    401: {"WWW-Authenticate": "Bearer"},
+    503: {"Retry-After": "1"},
+}
+
+
 def _json(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse(error_body(code, message, **extra), status_code=status, headers=headers)
+    return JSONResponse(
+        error_body(code, message, **extra),
+        status_code=status,
+        headers=_STATUS_HEADERS.get(status),
+    )
 
 
 _MAPPED: dict[type[Exception], tuple[int, str]] = {
@@ -92,6 +102,12 @@ def install_error_handlers(app: FastAPI) -> None:
             return _json(status, code, text)
 
         app.add_exception_handler(kind, _fixed)
+
+    @app.exception_handler(DatabaseUnavailableError)
+    async def _unavailable(request: Request, exc: DatabaseUnavailableError) -> JSONResponse:
+        # Its message may name the database's host or the pool: the operator log only.
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return _json(503, "unavailable", "the database is unavailable; try again shortly")
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

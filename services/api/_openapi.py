@@ -32,6 +32,8 @@ _WHY = {
     422: "The request is not valid: `problems` names the locations, never the input.",
     431: "The request headers are larger than the configured limit.",
     500: "`internal_error`: the server failed; the details are in the operator log only.",
+    503: "`unavailable`: the database cannot be reached or its connections stayed busy;"
+    " retry after `Retry-After` seconds.",
 }
 
 SSE_FRAMES = (
@@ -78,7 +80,8 @@ def _tidy(doc: dict[str, Any]) -> None:
     """Errors are JSON `ErrorBody` on every route (FastAPI would give a streaming
     route's errors its stream type); FastAPI's own 422 model, which this API never
     sends, is dropped, so a route lists only the 422 it declares; authenticated routes
-    name the bearer scheme; 431 and 500 are listed on every route."""
+    name the bearer scheme; 431 and 500 are listed on every route, 503 on every route
+    that reads the database (all but the health check)."""
     for operations in doc.get("paths", {}).values():
         for operation in operations.values():
             responses = operation["responses"]
@@ -94,6 +97,7 @@ def _tidy(doc: dict[str, Any]) -> None:
                 responses[str(status)] = {"description": _WHY[status], "content": _ERROR_CONTENT}
             if "401" in responses:
                 operation["security"] = [{"apiKey": []}]
+                responses["503"] = {"description": _WHY[503], "content": _ERROR_CONTENT}
     components = doc.setdefault("components", {})
     schemas = components.get("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):

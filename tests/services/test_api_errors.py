@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from google.genai import types
 
-from ._served import served_fixture, services_of  # noqa: F401
+from tests.sql_backends import relayed_pg_url
+
+from ._served import open_served, served_fixture, services_of  # noqa: F401
 from .conftest import Api, new_session
 
 SENTINEL = "SENTINEL"
@@ -190,3 +193,29 @@ async def test_a_server_failure_is_a_bare_500(served: Api, tmp_path: Path) -> No
     assert response.status_code == 500
     error = _clean(500, response.content, "internal_error")
     assert "blob" not in error["message"] and "lost.txt" not in response.text
+
+
+async def test_a_lost_database_is_503_with_retry_after_and_the_api_recovers(
+    pg_schema: str, tmp_path: Path
+) -> None:
+    """The database cut off (every connection, and new ones refused): an authenticated
+    request is 503 `unavailable` with `Retry-After`, naming neither host nor driver; once
+    the database is back, the API answers again without a restart."""
+    link, url = await relayed_pg_url(pg_schema)
+    opened = cast(AsyncGenerator[Api, None], open_served(url, tmp_path))
+    api = await anext(opened)
+    try:
+        assert (await api.client.get("/v1/agents", headers=api.auth("mei"))).status_code == 200
+        await link.stop()
+        response = await api.client.get("/v1/agents", headers=api.auth("mei"))
+        assert response.status_code == 503, response.text
+        assert response.headers["retry-after"] == "1"
+        _clean(503, response.content, "unavailable")
+        assert str(link.port) not in response.text and "127.0.0.1" not in response.text
+        assert (await api.client.get("/healthz")).status_code == 200  # the process is up
+        await link.start()
+        await asyncio.sleep(2.2)  # idle past the ping threshold: dead connections are replaced
+        assert (await api.client.get("/v1/agents", headers=api.auth("mei"))).status_code == 200
+    finally:
+        await opened.aclose()
+        await link.stop()

@@ -96,6 +96,7 @@ async def test_the_document_declares_errors_streams_and_security(served: Api) ->
                 assert "security" not in op and set(responses) == {"200", "431", "500"}
                 continue
             assert op["security"] == [{"apiKey": []}] and "401" in responses, (method, path)
+            assert "503" in responses, (method, path)  # every one reads the database
             if "{" in path:  # a named resource that is not the caller's
                 assert {"403", "404"} & set(responses), (method, path)
             if "requestBody" in op:

@@ -13,7 +13,7 @@ import pytest
 from adk_yuxi._sql import SqlStore
 from adk_yuxi._sql._tx import IntegrityViolation
 from adk_yuxi._sql.errors import DatabaseUnavailableError, UnsupportedDatabaseUrlError
-from tests.sql_backends import PG_DSN, PG_URL
+from tests.sql_backends import PG_DSN, PG_URL, DatabaseLink, relayed_pg_url
 
 
 def _store(schema: str, idle_seconds: float) -> SqlStore:
@@ -236,59 +236,12 @@ async def test_a_missing_parameter_is_named_and_nothing_is_sent(pg_schema: str) 
         await store.close()
 
 
-class _Link:
-    """A TCP relay on loopback in front of the database: stopping it cuts every live
-    connection and refuses new ones, as a network failure would."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.port = 0
-        self._server: asyncio.Server | None = None
-        self._writers: list[asyncio.StreamWriter] = []
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
-        for writer in self._writers:
-            writer.transport.abort()
-        self._writers.clear()
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(*self.target)
-        self._writers += [writer, up_writer]
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except OSError:
-                pass
-            finally:
-                dst.transport.abort()
-
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
-
-
-async def _relayed(pg_schema: str, pool_size: int, **engine_kwargs: Any) -> tuple[_Link, SqlStore]:
+async def _relayed(
+    pg_schema: str, pool_size: int, **engine_kwargs: Any
+) -> tuple[DatabaseLink, SqlStore]:
     """A started relay in front of the test database and a store that goes through it."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(PG_DSN)
-    link = _Link((parts.hostname or "127.0.0.1", parts.port or 5432))
-    await link.start()
-    url = PG_URL.replace(f"{parts.hostname}:{parts.port or 5432}", f"127.0.0.1:{link.port}", 1)
-    assert str(link.port) in url
-    store = SqlStore(
-        f"{url}?schema={pg_schema}", pool_size=pool_size, max_overflow=0, **engine_kwargs
-    )
-    return link, store
+    link, url = await relayed_pg_url(pg_schema)
+    return link, SqlStore(url, pool_size=pool_size, max_overflow=0, **engine_kwargs)
 
 
 async def test_a_lost_database_is_our_error_and_the_store_recovers(pg_schema: str) -> None:
