@@ -32,7 +32,7 @@ from sqlalchemy.util import greenlet_spawn
 from ._backend import StoreBackend
 from ._errormap import PG_CONNECT_ERRORS, PG_ERRORS, translate_pg, translate_pg_connect
 from ._tx import Params, Row, Tx
-from .errors import DatabaseUnavailableError
+from .errors import DatabaseUnavailableError, YuxiStorageError
 from .urls import Backend
 
 # Arbitrary constant key for pg_advisory_xact_lock while creating or migrating.
@@ -212,13 +212,25 @@ class PostgresBackend(StoreBackend):
         """Fills the pool, each connection with the store's tables known to its server
         process. A new connection costs the server a process, and its first statement
         on each table ~1 ms more than later ones (catalog caches); at a start under
-        load every request would pay both at once (``bench/README.md``). Best effort:
-        a connection that cannot be opened now (``max_connections`` reached, say) is
-        logged and left to be opened on demand, as without warming."""
+        load every request would pay both at once (``bench/README.md``). Best effort,
+        and never more than half the server's free connection slots, so a start with
+        a `pool_size` past what the server has leaves room for other clients (another
+        worker, an operator's psql); a connection that cannot be opened now is logged
+        and left to be opened on demand, as without warming."""
         size = getattr(self.engine.pool, "size", None)
         wanted = size() if callable(size) else 0
         if wanted <= 0:
             return 0
+        spare = await self._free_slots()
+        if spare is not None and (room := max(spare // 2, 0)) < wanted:
+            _log.warning(
+                "pool_size is %d, but the database has %d free connection slots: opening"
+                " %d ahead of use; size pool_size within max_connections over all workers",
+                wanted, spare, room,
+            )  # fmt: skip
+            if room == 0:
+                return 0
+            wanted = room
         opened = await asyncio.gather(
             *(self.engine.raw_connection() for _ in range(wanted)), return_exceptions=True
         )
@@ -235,11 +247,28 @@ class PostgresBackend(StoreBackend):
             if not isinstance(failure, Exception):
                 raise failure  # cancelled: the start is being abandoned
         if failures:
+            first = failures[0]
+            why = translate_pg_connect(first) if isinstance(first, PG_CONNECT_ERRORS) else first
             _log.warning(
                 "opened %d of %d pooled connections ahead of use: %s",
-                wanted - len(failures), wanted, type(failures[0]).__name__,
+                wanted - len(failures), wanted, why,
             )  # fmt: skip
         return wanted - len(failures)
+
+    async def _free_slots(self) -> int | None:
+        """Client connection slots the server has left (its own connection counted as
+        taken), or None when it cannot be asked now: warming then tries as before."""
+        try:
+            async with self.read() as tx:
+                rows = await tx.fetchall(
+                    "SELECT current_setting('max_connections')::int"
+                    " - current_setting('superuser_reserved_connections')::int"
+                    " - (SELECT count(*) FROM pg_stat_activity"
+                    " WHERE backend_type = 'client backend')"
+                )
+        except YuxiStorageError:  # unreachable, or a server that will not say
+            return None
+        return int(rows[0][0])
 
     async def lock_schema(self, conn: AsyncConnection) -> None:
         await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_SCHEMA_LOCK_KEY})")

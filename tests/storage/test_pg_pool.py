@@ -292,6 +292,24 @@ async def test_warm_opens_the_pool_before_the_first_burst(pg_schema: str) -> Non
         await store.close()
 
 
+async def test_warm_leaves_the_server_room_when_pool_size_is_past_it(
+    pg_schema: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A `pool_size` beyond the server's `max_connections`: warming opens at most half
+    the free slots and says so, so other clients (here a new one) still get in."""
+    store = SqlStore(f"{PG_URL}?schema={pg_schema}&pool_size=1000")
+    try:
+        await store.ready()
+        with caplog.at_level("WARNING", logger="adk_yuxi._sql._pg_backend"):
+            opened = await store.warm()
+        assert 0 < opened < 1000
+        assert "pool_size is 1000, but the database has" in caplog.text
+        other = await asyncpg.connect(PG_DSN, timeout=3)
+        await other.close()
+    finally:
+        await store.close()
+
+
 async def test_warm_on_a_lost_database_opens_nothing_and_says_so(
     pg_schema: str, caplog: pytest.LogCaptureFixture
 ) -> None:
