@@ -120,6 +120,7 @@ PUBLIC: dict[str, set[str]] = {
         "ListKbsResult",
         "MAX_TTL_SECONDS",
         "MatchWindow",
+        "RESULT_FORM_HEADER",
         "QueryHit",
         "QueryResult",
         "SearchFileResult",

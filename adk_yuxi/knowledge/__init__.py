@@ -28,6 +28,7 @@ from ._errors import (
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress, TerminalProgress
 from ._results import (
+    RESULT_FORM_HEADER,
     DocumentWindow,
     FileInfo,
     FindResult,
@@ -49,6 +50,7 @@ __all__ = [
     "KNOWLEDGE_SKILL_NAME",
     "KNOWLEDGE_TOOL_NAMES",
     "MAX_TTL_SECONDS",
+    "RESULT_FORM_HEADER",
     "SESSION_SELECTION_KEY",
     "Chunk",
     "ChunkHit",

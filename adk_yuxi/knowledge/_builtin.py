@@ -19,6 +19,7 @@ from google.adk.agents.readonly_context import ReadonlyContext
 from ..mcp import McpServerConfig, McpServerRegistry
 from ..skills import SkillCatalog
 from ._delegation import DelegationSigner
+from ._results import RESULT_FORM_HEADER
 
 __all__ = [
     "KNOWLEDGE_SERVER_NAME",
@@ -56,7 +57,9 @@ class KnowledgeDelegation:
     ``refresh_margin`` seconds left, so the request headers stay stable and ADK keeps
     one MCP session for them instead of opening one per call; a change of selection or
     an expiring token gives a fresh one. Rights are not in the token's lifetime: the
-    server re-reads them at every call.
+    server re-reads them at every call. The requests ask for structured results alone:
+    ADK hands the model ``structuredContent``, so a JSON text copy of it would only be
+    serialized, parsed and dropped again (`McpResultPlugin`).
     """
 
     def __init__(self, signer: DelegationSigner, *, refresh_margin: int = 30) -> None:
@@ -79,13 +82,17 @@ class KnowledgeDelegation:
             cached = self._tokens.get(key)
             if cached is not None and cached[1] - now > self._margin:
                 self._tokens.move_to_end(key)
-                return {"Authorization": f"Bearer {cached[0]}"}
+                return _headers(cached[0])
         token = self._signer.mint(user_id, ctx.session.id, kbs, now=now)
         with self._lock:
             self._tokens[key] = (token, now + self._signer.ttl_seconds)
             while len(self._tokens) > _CACHE_SIZE:
                 self._tokens.popitem(last=False)
-        return {"Authorization": f"Bearer {token}"}
+        return _headers(token)
+
+
+def _headers(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}", RESULT_FORM_HEADER: "structured"}
 
 
 def install_knowledge(

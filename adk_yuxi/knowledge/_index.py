@@ -130,6 +130,13 @@ class Bm25Index:
         self, query: Sequence[int], k: int, file_id: str | None = None
     ) -> list[tuple[int, float]]:
         """The top ``k`` (chunk id, score) pairs for these term keys, best first."""
+        ranked = self.rank(query, k, file_id)
+        return [(int(self.cids[doc]), score) for doc, score in ranked]
+
+    def rank(
+        self, query: Sequence[int], k: int, file_id: str | None = None
+    ) -> list[tuple[int, float]]:
+        """The top ``k`` (document number, score) pairs, best first."""
         low, high = 0, self.n_docs
         if file_id is not None:
             if file_id not in self.files:
@@ -139,7 +146,7 @@ class Bm25Index:
         if not lists or k <= 0:
             return []
         docs, scores = _top(lists, k)
-        return list(zip(self.cids[docs].tolist(), scores.tolist(), strict=True))
+        return list(zip(docs.tolist(), scores.tolist(), strict=True))
 
     def _lists(self, query: Sequence[int], low: int, high: int) -> list[_Postings]:
         if not len(self.terms):

@@ -6,7 +6,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, WithJsonSchema
 
+RESULT_FORM_HEADER = "Yuxi-Result-Form"
+"""A request header: ``structured`` asks for results without their JSON text copy."""
+
 __all__ = [
+    "RESULT_FORM_HEADER",
     "DocumentWindow",
     "FileInfo",
     "FindResult",

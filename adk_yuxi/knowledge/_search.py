@@ -2,12 +2,13 @@
 
 The same object serves both backends: the database holds the chunks, their term data
 and a ``revision`` on each base that every ingest and delete changes in its own
-transaction. A query ranks on the cached index, then fetches the hit rows by chunk id
-together with the base's current revision in one statement (one snapshot). When the
-revision differs, another store (maybe another process) wrote since the index was
-built: the index is rebuilt from a revision read *before* its rows, and the query runs
-again on it. A deleted file never comes back (rows are fetched by id), and no answer
-misses a write committed before the query began.
+transaction. An index is built with the base's chunk rows (`ChunkTable`), labelled
+with the revision read *before* its rows. A query reads the base's current revision
+first: when it equals the label, the index holds every write committed before the
+query began, and the answer comes from memory; otherwise another store (maybe another
+process) wrote, and the index is rebuilt. A base that keeps changing under a query is
+answered, on the last try, from rows fetched by chunk id, so a deleted file never
+comes back.
 
 Indexes are kept least recently used first under a byte budget.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._sql.store import SqlStore
+from ._chunks import ChunkRows, ChunkTable
 from ._index import Bm25Index, IndexRows
 from ._terms import query_keys
 
@@ -47,7 +49,26 @@ class ChunkHit:
 class _Entry:
     revision: str
     index: Bm25Index
+    chunks: ChunkTable
     names: dict[str, str]  # file id -> name (a file keeps its name for life)
+
+    @property
+    def nbytes(self) -> int:
+        return self.index.nbytes + self.chunks.nbytes
+
+    def hits(self, kb_id: str, ranked: list[tuple[int, float]]) -> list[ChunkHit]:
+        out = []
+        for doc, score in ranked:
+            file_id, seq, start_line, end_line, content = self.chunks.row(doc)
+            name = self.names.get(file_id)
+            if name is not None:  # (always, under the revision the entry is labelled with)
+                out.append(
+                    ChunkHit(
+                        kb_id=kb_id, file_id=file_id, file_name=name, seq=seq,
+                        start_line=start_line, end_line=end_line, content=content, score=score,
+                    )
+                )  # fmt: skip
+        return out
 
 
 class KnowledgeSearch:
@@ -60,7 +81,7 @@ class KnowledgeSearch:
 
     @property
     def nbytes(self) -> int:
-        return sum(entry.index.nbytes for entry in self._entries.values())
+        return sum(entry.nbytes for entry in self._entries.values())
 
     def forget(self, kb_id: str) -> None:
         self._entries.pop(kb_id, None)
@@ -71,22 +92,25 @@ class KnowledgeSearch:
         keys = query_keys(query)
         if not keys:
             return []
-        entry = self._entries.get(kb_id) or await self._load(store, kb_id, None)
+        entry = self._entries.get(kb_id)
         for attempt in range(_ATTEMPTS):
-            if entry is None:
-                return []
-            if kb_id in self._entries:
-                self._entries.move_to_end(kb_id)
-            ranked = entry.index.search(keys, top_k, file_id)
-            revision, hits = await _fetch(store, kb_id, ranked, entry.names)
+            revision = await _revision(store, kb_id)
             if revision is None:  # the base is gone
                 self.forget(kb_id)
                 return []
-            if revision == entry.revision or attempt == _ATTEMPTS - 1:
-                # (The last try ranks on an index rebuilt during this call.)
-                return hits
-            entry = await self._load(store, kb_id, entry.revision)
-        return []
+            if entry is not None and entry.revision == revision:
+                self._entries.move_to_end(kb_id)
+                return entry.hits(kb_id, entry.index.rank(keys, top_k, file_id))
+            if attempt == _ATTEMPTS - 1 and entry is not None:
+                break
+            entry = await self._load(store, kb_id, None if entry is None else entry.revision)
+            if entry is None:
+                return []
+        # The base changed at every try: rank on the newest index, answer with the rows
+        # that still exist.
+        assert entry is not None
+        ranked = entry.index.search(keys, top_k, file_id)
+        return await _fetch(store, kb_id, ranked, entry.names)
 
     async def _load(self, store: SqlStore, kb_id: str, stale: str | None) -> _Entry | None:
         lock = self._locks.setdefault(kb_id, asyncio.Lock())
@@ -106,8 +130,9 @@ class KnowledgeSearch:
                 names = await tx.fetchall(
                     "SELECT file_id, name FROM yx_kb_files WHERE kb_id = :kb", {"kb": kb_id}
                 )
-            index = await asyncio.to_thread(Bm25Index, _index_rows(rows))
-            entry = _Entry(str(row[0]), index, {str(f): str(n) for f, n in names})
+            index, chunks = await asyncio.to_thread(_build, rows)
+            del rows
+            entry = _Entry(str(row[0]), index, chunks, {str(f): str(n) for f, n in names})
             self._entries[kb_id] = entry
             self._evict(keep=kb_id)
             return entry
@@ -118,11 +143,12 @@ class KnowledgeSearch:
             if total <= self.max_bytes:
                 break
             if kb_id != keep:
-                total -= self._entries.pop(kb_id).index.nbytes
+                total -= self._entries.pop(kb_id).nbytes
 
 
 async def _term_rows(store: SqlStore, kb_id: str, page_size: int = _LOAD_PAGE) -> list[Any]:
-    """The base's term rows by file and chunk id, a page at a time: SQLite reads run on
+    """The base's chunk and term rows by file and chunk id, a page at a time (one
+    statement each, so a page's chunks match its term rows): SQLite reads run on
     the event loop's thread, and one read of 100,000 rows would hold it for a second.
     Pages may see different commits; the revision read before them labels the index,
     so a write meanwhile makes the next query rebuild."""
@@ -131,9 +157,11 @@ async def _term_rows(store: SqlStore, kb_id: str, page_size: int = _LOAD_PAGE) -
     while True:
         async with store.read() as tx:
             page = await tx.fetchall(
-                "SELECT cid, file_id, term_count, term_keys, term_freqs FROM yx_kb_terms"
-                " WHERE kb_id = :kb AND (file_id > :f OR (file_id = :f AND cid > :c))"
-                f" ORDER BY file_id, cid LIMIT {int(page_size)}",
+                "SELECT t.cid, t.file_id, t.term_count, t.term_keys, t.term_freqs,"
+                " c.seq, c.start_line, c.end_line, c.content"
+                " FROM yx_kb_terms t JOIN yx_kb_chunks c ON c.cid = t.cid WHERE t.kb_id = :kb"
+                " AND (t.file_id > :f OR (t.file_id = :f AND t.cid > :c))"
+                f" ORDER BY t.file_id, t.cid LIMIT {int(page_size)}",
                 after,
             )
         rows.extend(page)
@@ -143,51 +171,59 @@ async def _term_rows(store: SqlStore, kb_id: str, page_size: int = _LOAD_PAGE) -
         await asyncio.sleep(0)  # let other requests run between pages
 
 
-def _index_rows(rows: list[Any]) -> IndexRows:
-    return IndexRows(
-        cids=[int(r[0]) for r in rows],
-        file_ids=[r[1] for r in rows],
-        lengths=[int(r[2]) for r in rows],
-        keys=[bytes(r[3]) for r in rows],
-        freqs=[bytes(r[4]) for r in rows],
+def _build(rows: list[Any]) -> tuple[Bm25Index, ChunkTable]:
+    file_ids = [r[1] for r in rows]
+    index = Bm25Index(
+        IndexRows(
+            cids=[int(r[0]) for r in rows],
+            file_ids=file_ids,
+            lengths=[int(r[2]) for r in rows],
+            keys=[bytes(r[3]) for r in rows],
+            freqs=[bytes(r[4]) for r in rows],
+        )
     )
+    chunks = ChunkTable(
+        ChunkRows(
+            file_ids=file_ids,
+            seqs=[int(r[5]) for r in rows],
+            start_lines=[int(r[6]) for r in rows],
+            end_lines=[int(r[7]) for r in rows],
+            contents=[r[8] for r in rows],
+        )
+    )
+    return index, chunks
+
+
+async def _revision(store: SqlStore, kb_id: str) -> str | None:
+    async with store.read() as tx:
+        row = await tx.fetchone("SELECT revision FROM yx_kb_bases WHERE kb_id = :kb", {"kb": kb_id})
+    return None if row is None else str(row[0])
 
 
 @functools.lru_cache(maxsize=64)
 def _hits_sql(count: int) -> str:
-    """One statement, one snapshot: the revision row, then the chunks by primary key."""
     return (
-        "SELECT revision, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
-        " FROM yx_kb_bases WHERE kb_id = :kb UNION ALL"
-        " SELECT NULL, cid, kb_id, file_id, seq, start_line, end_line, content"
-        f" FROM yx_kb_chunks WHERE cid IN ({', '.join(f':c{i}' for i in range(count))})"
+        "SELECT cid, kb_id, file_id, seq, start_line, end_line, content FROM yx_kb_chunks"
+        f" WHERE cid IN ({', '.join(f':c{i}' for i in range(count))})"
     )
 
 
 async def _fetch(
     store: SqlStore, kb_id: str, ranked: list[tuple[int, float]], names: dict[str, str]
-) -> tuple[str | None, list[ChunkHit]]:
-    """The base's revision and the ranked chunks that still exist, in one statement."""
-    params: dict[str, Any] = {"kb": kb_id}
-    params.update({f"c{i}": cid for i, (cid, _) in enumerate(ranked)})
+) -> list[ChunkHit]:
+    """The ranked chunks that still exist, read by id."""
+    if not ranked:
+        return []
+    params: dict[str, Any] = {f"c{i}": cid for i, (cid, _) in enumerate(ranked)}
     async with store.read() as tx:
-        if not ranked:
-            row = await tx.fetchone(
-                "SELECT revision FROM yx_kb_bases WHERE kb_id = :kb", {"kb": kb_id}
-            )
-            return (None if row is None else str(row[0])), []
         rows = await tx.fetchall(_hits_sql(len(ranked)), params)
-    revisions = [r[0] for r in rows if r[1] is None]
-    if not revisions:
-        return None, []
     # Chunk ids are never reused, so these are this base's; the check costs nothing.
-    found = {int(r[1]): r for r in rows if r[1] is not None and r[2] == kb_id}
-    hits = [
+    found = {int(r[0]): r for r in rows if r[1] == kb_id}
+    return [
         ChunkHit(
-            kb_id=kb_id, file_id=r[3], file_name=names[r[3]], seq=int(r[4]),
-            start_line=int(r[5]), end_line=int(r[6]), content=r[7], score=score,
+            kb_id=kb_id, file_id=r[2], file_name=names[r[2]], seq=int(r[3]),
+            start_line=int(r[4]), end_line=int(r[5]), content=r[6], score=score,
         )
         for cid, score in ranked
-        if (r := found.get(cid)) is not None and r[3] in names
+        if (r := found.get(cid)) is not None and r[2] in names
     ]  # fmt: skip
-    return str(revisions[0]), hits

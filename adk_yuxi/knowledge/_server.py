@@ -5,7 +5,9 @@ header on streamable HTTP, or the ``yuxi/delegation`` key of the request's ``_me
 on stdio. Our errors become MCP tool errors with their message; a storage failure
 becomes one generic tool error, never a crashed server or a leaked detail. A result is
 sent as its structured content and, for clients that read only text, the same JSON
-once more, compact (the SDK's own text form is indented and rendered separately).
+once more, compact (the SDK's own text form is indented and rendered separately). A
+client that reads structured content says so with ``Yuxi-Result-Form: structured``
+(our ADK toolset does: ADK hands the model ``structuredContent``), and gets it alone.
 """
 
 from __future__ import annotations
@@ -26,10 +28,21 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import YuxiError
 from ._errors import KnowledgeError
-from ._results import DocumentWindow, FindResult, ListKbsResult, QueryResult, SearchFileResult
+from ._results import (
+    RESULT_FORM_HEADER,
+    DocumentWindow,
+    FindResult,
+    ListKbsResult,
+    QueryResult,
+    SearchFileResult,
+)
 from ._service import KnowledgeService
 
-__all__ = ["KNOWLEDGE_TOOL_NAMES", "build_knowledge_server", "serve_knowledge_http"]
+__all__ = [
+    "KNOWLEDGE_TOOL_NAMES",
+    "build_knowledge_server",
+    "serve_knowledge_http",
+]
 
 KNOWLEDGE_TOOL_NAMES: tuple[str, ...] = (
     "list_kbs",
@@ -69,18 +82,28 @@ def _token(ctx: Context) -> str | None:
     return carried if isinstance(carried, str) else None
 
 
-def _result(value: BaseModel | dict[str, Any]) -> CallToolResult:
+def _text_copy(ctx: Context) -> bool:
+    """Whether this client wants the text copy (on stdio, with no headers: always)."""
+    headers = ctx.headers
+    if headers is None:
+        return True
+    return str(headers.get(RESULT_FORM_HEADER.lower(), "")).strip().lower() != "structured"
+
+
+def _result(value: BaseModel | dict[str, Any], text: bool = True) -> CallToolResult:
     """The structured content, and the same JSON as text (serialized once, from it)."""
     structured = value if isinstance(value, dict) else value.model_dump(mode="json", by_alias=True)
+    if not text:
+        return CallToolResult(content=[], structured_content=structured)
     return CallToolResult(
         content=[TextContent(type="text", text=to_json(structured).decode())],
         structured_content=structured,
     )
 
 
-async def _answer(call: Awaitable[BaseModel | dict[str, Any]]) -> CallToolResult:
+async def _answer(call: Awaitable[BaseModel | dict[str, Any]], ctx: Context) -> CallToolResult:
     try:
-        return _result(await call)
+        return _result(await call, _text_copy(ctx))
     except KnowledgeError as exc:
         raise ToolError(str(exc)) from None
     except (YuxiError, SQLAlchemyError, sqlite3.Error, OSError) as exc:
@@ -94,7 +117,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     @server.tool(name="list_kbs")
     async def list_kbs(ctx: Context) -> Annotated[CallToolResult, ListKbsResult]:
         """Lists the knowledge bases visible in this call, with their ids and file counts."""
-        return await _answer(service.list_kbs(_token(ctx)))
+        return await _answer(service.list_kbs(_token(ctx)), ctx)
 
     @server.tool(name="query_kb")
     async def query_kb(
@@ -109,7 +132,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         ] = None,
     ) -> Annotated[CallToolResult, QueryResult]:
         """Searches a knowledge base and returns ranked chunks with their file and lines."""
-        return await _answer(service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id))
+        return await _answer(service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id), ctx)
 
     @server.tool(name="find_kb_document")
     async def find_kb_document(
@@ -131,7 +154,8 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
             service.find_kb_document(
                 _token(ctx), kb_id, file_id, patterns, use_regex, case_sensitive,
                 max_windows, window_size,
-            )
+            ),
+            ctx,
         )  # fmt: skip
 
     @server.tool(name="open_kb_document")
@@ -151,7 +175,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     ) -> Annotated[CallToolResult, DocumentWindow]:
         """Reads a window of a parsed document; continue with next_offset."""
         return await _answer(
-            service.open_kb_document(_token(ctx), kb_id, file_id, line, offset, window_size)
+            service.open_kb_document(_token(ctx), kb_id, file_id, line, offset, window_size), ctx
         )
 
     @server.tool(name="search_file")
@@ -165,7 +189,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         limit: Annotated[int, Whole, Field(ge=1, le=100)] = 20,
     ) -> Annotated[CallToolResult, SearchFileResult]:
         """Finds files by name across the visible knowledge bases, one page at a time."""
-        return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit))
+        return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit), ctx)
 
     return server
 

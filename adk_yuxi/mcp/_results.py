@@ -38,13 +38,14 @@ def _repeats(block: Any, structured: dict[str, Any]) -> bool:
 
 def drop_duplicate_text(result: dict[str, Any]) -> bool:
     """Removes, in place, the text blocks of a dumped MCP result that repeat its
-    ``structuredContent``; True if any went. An error result is left whole."""
+    ``structuredContent`` (and a content list left empty, or sent empty); True if
+    anything went. An error result is left whole."""
     structured = result.get("structuredContent")
     content = result.get("content")
     if result.get("isError") or not isinstance(structured, dict) or not isinstance(content, list):
         return False
     kept = [block for block in content if not _repeats(block, structured)]
-    if len(kept) == len(content):
+    if content and len(kept) == len(content):
         return False
     if kept:
         result["content"] = kept

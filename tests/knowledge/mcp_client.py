@@ -11,8 +11,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 
 @asynccontextmanager
-async def mcp_session(url: str, token: str | None = None) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+async def mcp_session(
+    url: str, token: str | None = None, headers: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    headers = {**({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
         streamable_http_client(url, http_client=http) as streams,

@@ -4,6 +4,7 @@ SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ import pytest
 from adk_yuxi.access import ResourceKind, Scope, ShareConfig
 from adk_yuxi.knowledge import (
     KNOWLEDGE_TOOL_NAMES,
+    RESULT_FORM_HEADER,
     DelegationKeys,
     KnowledgeService,
     build_knowledge_server,
@@ -110,6 +112,24 @@ async def test_list_and_query_follow_current_rights(server: Server) -> None:
     top = hits.structured_content["hits"][0]
     assert (top["kb_id"], top["file_id"]) == ("eng", server.files["runbook"])
     assert "重启" in top["content"] and top["start_line"] == 1
+
+
+async def test_a_client_reading_structured_content_can_skip_the_text_copy(server: Server) -> None:
+    args = {"kb_id": "eng", "query": "连接池满了怎么办"}
+    async with mcp_session(server.url, server.token()) as session:
+        full = await session.call_tool("query_kb", args)
+    assert [json.loads(block.text) for block in full.content] == [full.structured_content]
+    for form in ("structured", "Structured"):
+        async with mcp_session(server.url, server.token(), {RESULT_FORM_HEADER: form}) as session:
+            lean = await session.call_tool("query_kb", args)
+            listed = await session.call_tool("list_kbs", {})
+            refused = await session.call_tool("query_kb", {**args, "kb_id": "priv"})
+        assert lean.content == [] and lean.structured_content == full.structured_content
+        assert listed.content == [] and listed.structured_content["kbs"]
+        # An error keeps its message: it is text, and has no structured form.
+        assert "no knowledge base 'priv'" in _error(refused)
+    async with mcp_session(server.url, server.token(), {RESULT_FORM_HEADER: "text"}) as session:
+        assert (await session.call_tool("query_kb", args)).content
 
 
 async def test_another_users_base_and_file_are_invisible(server: Server) -> None:

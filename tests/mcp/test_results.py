@@ -30,6 +30,13 @@ def test_the_json_repeat_goes_and_nothing_else_changes() -> None:
     assert result == {"structuredContent": STRUCTURED, "isError": False}
 
 
+def test_an_empty_content_list_beside_structured_content_goes() -> None:
+    # What the knowledge server sends a client that asked for structured results alone.
+    result = _result()
+    assert drop_duplicate_text(result) is True
+    assert result == {"structuredContent": STRUCTURED, "isError": False}
+
+
 def test_other_blocks_stay_in_their_order() -> None:
     image = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
     prose = _text("Found 1 hit in hb.")
