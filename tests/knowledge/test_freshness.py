@@ -17,7 +17,7 @@ from adk_yuxi._sql.schema import PLATFORM
 from adk_yuxi._sql.store import SqlStore
 from adk_yuxi.knowledge import KnowledgeStore, TerminalProgress
 from adk_yuxi.knowledge._schema import KNOWLEDGE_SCHEMA
-from adk_yuxi.knowledge._search import _term_rows
+from adk_yuxi.knowledge._search import _fetch, _term_rows
 
 from .conftest import Platform
 
@@ -198,3 +198,40 @@ async def test_a_database_of_the_previous_schema_is_migrated(db_url: str) -> Non
         assert len(await store.query("kb", "lighthouse")) == 2
     finally:
         await store.close()
+
+
+async def test_answers_come_from_the_rows_held_with_the_index(platform: Platform) -> None:
+    store = platform.store
+    await store.create_kb("KB", creator_id="admin", kb_id="kb")
+    text = "# 标题\n\n极光 aurora 🌌 出现在北方\n\nsecond part about glaciers"
+    file = await store.ingest("kb", text.encode(), name="sky.md")
+    async with store.store.read() as tx:
+        rows = await tx.fetchall(
+            "SELECT seq, start_line, end_line, content FROM yx_kb_chunks ORDER BY seq"
+        )
+    hits = await store.query("kb", "极光 glaciers", top_k=5)
+    assert sorted((h.seq, h.start_line, h.end_line, h.content) for h in hits) == [
+        tuple(r) for r in rows
+    ]
+    assert {(h.file_id, h.file_name) for h in hits} == {(file.file_id, "sky.md")}
+    # The held rows count against the index budget: at least the text they hold.
+    assert store.index_bytes > sum(len(r[3].encode()) for r in rows)
+
+
+async def test_the_fallback_answers_only_with_rows_that_still_exist(platform: Platform) -> None:
+    # What a query answers with when the base changed at every try: the rows by id.
+    store = platform.store
+    await store.create_kb("KB", creator_id="admin", kb_id="kb")
+    keep = await store.ingest("kb", b"shared word in the kept file", name="keep.md")
+    gone = await store.ingest("kb", b"shared word in the deleted file", name="gone.md")
+    async with store.store.read() as tx:
+        rows = await tx.fetchall("SELECT cid, file_id FROM yx_kb_chunks ORDER BY cid")
+    ranked = [(int(cid), 1.0 - i / 10) for i, (cid, _) in enumerate(rows)]
+    names = {keep.file_id: "keep.md", gone.file_id: "gone.md"}
+    assert len(await _fetch(store.store, "kb", ranked, names)) == 2
+    await store.delete_file("kb", gone.file_id)
+    hits = await _fetch(store.store, "kb", ranked, names)
+    assert [(h.file_id, h.content) for h in hits] == [
+        (keep.file_id, "shared word in the kept file")
+    ]
+    assert await _fetch(store.store, "other-kb", ranked, names) == []
