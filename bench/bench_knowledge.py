@@ -7,10 +7,11 @@ In one run, on one SQLite database:
 2. Query latency (p50/p95, top 10) per language for the store's own `query`, for
    `query_kb` end to end through MCP (streamable HTTP, JSON responses, on loopback;
    structured results alone, as our ADK toolset asks, and with their JSON text copy,
-   as a plain MCP client gets them), for an empty MCP tool call on the same transport (the protocol's floor), and for
-   bm25s, an in-memory BM25 library, over the same chunks and the same query terms.
-   The contenders take turns on each query; each query's latency is its median over
-   three passes. Also: the time the first query takes to load and build the index.
+   as a plain MCP client gets them), for an empty MCP tool call on the same transport
+   (the protocol's floor), and for bm25s, an in-memory BM25 library, over the same
+   chunks and the same query terms. The contenders take turns on each query, in a
+   shuffled order; each query's latency is its median over three passes. Also: the
+   time the first query takes to load and build the index.
 3. Recall@5 on the labelled queries of the sample corpus (`bench/data/
    knowledge_queries.json`, half Chinese) for the store and for bm25s.
 
@@ -107,14 +108,16 @@ async def timed(
 ) -> dict[str, dict[str, list[float]]]:
     """Per contender and language, each query's median latency over ``passes`` passes.
 
-    The contenders take turns on each query (in a rotating order), so a burst of load
-    from elsewhere on a shared machine lands on all of them alike."""
+    The contenders take turns on each query, so a burst of load from elsewhere on a
+    shared machine lands on all of them alike, in an order shuffled for every query and
+    pass: what ran just before a call decides what is left in the caches (bm25s sweeps
+    them), and a rotation would keep each contender behind the same one throughout."""
     samples: dict[str, list[list[float]]] = {name: [[] for _ in queries] for name in contenders}
     names = list(contenders)
-    for round_ in range(passes):
+    order = random.Random(11)
+    for _ in range(passes):
         for i, (_, query) in enumerate(queries):
-            shift = (i + round_) % len(names)
-            for name in names[shift:] + names[:shift]:
+            for name in order.sample(names, len(names)):
                 start = time.perf_counter()
                 await contenders[name](query)
                 samples[name][i].append(time.perf_counter() - start)

@@ -99,7 +99,8 @@ class KnowledgeSearch:
                 self.forget(kb_id)
                 return []
             if entry is not None and entry.revision == revision:
-                self._entries.move_to_end(kb_id)
+                if self._entries.get(kb_id) is entry:  # (not evicted meanwhile)
+                    self._entries.move_to_end(kb_id)
                 return entry.hits(kb_id, entry.index.rank(keys, top_k, file_id))
             if attempt == _ATTEMPTS - 1 and entry is not None:
                 break

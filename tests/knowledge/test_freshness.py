@@ -235,3 +235,26 @@ async def test_the_fallback_answers_only_with_rows_that_still_exist(platform: Pl
         (keep.file_id, "shared word in the kept file")
     ]
     assert await _fetch(store.store, "other-kb", ranked, names) == []
+
+
+async def test_bases_beyond_the_memory_budget_take_turns(platform: Platform, db_url: str) -> None:
+    # A budget smaller than one index: each load evicts the other base's entry, even
+    # while a query on that base is waiting for its revision.
+    store = KnowledgeStore(db_url, index_cache_bytes=1)
+    try:
+        for kb in ("a", "b"):
+            await store.create_kb(kb.upper(), creator_id="admin", kb_id=kb)
+            await store.ingest(kb, f"walrus {kb} ".encode() * 50, name=f"{kb}.md")
+
+        async def names(kb: str) -> list[str]:
+            return [h.file_name for h in await store.query(kb, "walrus")]
+
+        for _ in range(3):
+            got = await asyncio.gather(*(names(kb) for kb in ("a", "b") * 4))
+            assert got == [["a.md"], ["b.md"]] * 4
+        one = store.index_bytes
+        assert one > 0
+        await names("a")
+        assert store.index_bytes == one  # one entry kept: the one just used
+    finally:
+        await store.close()
