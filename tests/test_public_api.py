@@ -113,6 +113,7 @@ PUBLIC: dict[str, set[str]] = {
         "KbInfo",
         "KnowledgeAccessDenied",
         "KnowledgeBase",
+        "KnowledgeConfigError",
         "KnowledgeError",
         "KnowledgeFile",
         "KnowledgeService",

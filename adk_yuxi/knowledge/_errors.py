@@ -8,6 +8,7 @@ __all__ = [
     "DelegationError",
     "InvalidKnowledgeRequestError",
     "KnowledgeAccessDenied",
+    "KnowledgeConfigError",
     "KnowledgeError",
     "UnknownFileError",
     "UnknownKnowledgeBaseError",
@@ -30,6 +31,10 @@ class KnowledgeError(YuxiError):
 
 class InvalidKnowledgeRequestError(KnowledgeError, ValueError):
     """An argument out of range or malformed (a bad id, an oversize regex, ...)."""
+
+
+class KnowledgeConfigError(KnowledgeError, ValueError):
+    """A store or server option that cannot work (refused when it is built)."""
 
 
 class UnknownKnowledgeBaseError(KnowledgeError, LookupError):

@@ -23,7 +23,12 @@ from .._sql.store import SqlStore, Tx, make_store
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
 from ._chunking import Chunk, chunk_lines
-from ._errors import InvalidKnowledgeRequestError, UnknownFileError, UnknownKnowledgeBaseError
+from ._errors import (
+    InvalidKnowledgeRequestError,
+    KnowledgeConfigError,
+    UnknownFileError,
+    UnknownKnowledgeBaseError,
+)
 from ._ids import check_file_name, check_ident, check_kb_name
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress
@@ -51,6 +56,11 @@ def _file(row: Sequence[Any]) -> KnowledgeFile:
         row[0], row[1], row[2], row[3], row[4], int(row[5]), row[6], int(row[7]), int(row[8]),
         int(row[9]), float(row[10]),
     )  # fmt: skip
+
+
+def _check_bytes(name: str, value: object, *, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise KnowledgeConfigError(f"{name} must be a whole number of bytes, at least {low}")
 
 
 def _revision() -> str:
@@ -85,6 +95,8 @@ class KnowledgeStore:
         index_cache_bytes: int = DEFAULT_INDEX_BYTES,
         **engine_kwargs: Any,
     ) -> None:
+        _check_bytes("max_file_bytes", max_file_bytes, low=1)
+        _check_bytes("index_cache_bytes", index_cache_bytes, low=0)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._converters = converters or default_converters()
         self._max_bytes = max_file_bytes

@@ -12,6 +12,7 @@ from adk_yuxi.access import ResourceKind, Scope, ShareConfig
 from adk_yuxi.documents import CorruptDocumentError, DocumentTooLargeError
 from adk_yuxi.knowledge import (
     InvalidKnowledgeRequestError,
+    KnowledgeConfigError,
     KnowledgeStore,
     TerminalProgress,
     UnknownFileError,
@@ -206,3 +207,15 @@ def test_chunks_keep_line_numbers() -> None:
         expected = "\n".join(lines[chunk.start_line - 1 : chunk.end_line]).strip()
         assert chunk.content == expected
     assert all(c.start_line == c.end_line == len(lines) for c in chunks[-8:])
+
+
+@pytest.mark.parametrize(
+    "option", [{"index_cache_bytes": -1}, {"index_cache_bytes": "2GB"}, {"max_file_bytes": 0},
+               {"max_file_bytes": 1.5}, {"index_cache_bytes": True}],
+)  # fmt: skip
+def test_unusable_byte_options_are_refused_by_name(
+    option: dict[str, object], tmp_path: Path
+) -> None:
+    with pytest.raises(KnowledgeConfigError, match=next(iter(option))):
+        KnowledgeStore(f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}", **option)
+    assert not (tmp_path / "kb.db").exists()
