@@ -152,7 +152,8 @@ async def _term_rows(store: SqlStore, kb_id: str, page_size: int = _LOAD_PAGE) -
     statement each, so a page's chunks match its term rows): SQLite reads run on
     the event loop's thread, and one read of 100,000 rows would hold it for a second.
     Pages may see different commits; the revision read before them labels the index,
-    so a write meanwhile makes the next query rebuild."""
+    and an answer from it follows a revision read equal to that label, so a write
+    meanwhile makes the query rebuild instead."""
     rows: list[Any] = []
     after: dict[str, Any] = {"kb": kb_id, "f": "", "c": -1}
     while True:
