@@ -9,30 +9,22 @@ buffer with offsets (about the source's size), the rest small integer arrays.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["ChunkRows", "ChunkTable"]
 
 
+@dataclass(frozen=True)
 class ChunkRows:
     """The columns a table is built from, one entry per indexed chunk."""
 
-    __slots__ = ("contents", "end_lines", "file_ids", "seqs", "start_lines")
-
-    def __init__(
-        self,
-        file_ids: Sequence[str],
-        seqs: Sequence[int],
-        start_lines: Sequence[int],
-        end_lines: Sequence[int],
-        contents: Sequence[str],
-    ) -> None:
-        self.file_ids = file_ids
-        self.seqs = seqs
-        self.start_lines = start_lines
-        self.end_lines = end_lines
-        self.contents = contents
+    file_ids: Sequence[str]
+    seqs: Sequence[int]
+    start_lines: Sequence[int]
+    end_lines: Sequence[int]
+    contents: Sequence[str]
 
 
 class ChunkTable:

@@ -119,11 +119,8 @@ class KnowledgeSearch:
             current = self._entries.get(kb_id)
             if current is not None and current.revision != stale:
                 return current  # another task rebuilt it meanwhile
-            async with store.read() as tx:
-                row = await tx.fetchone(
-                    "SELECT revision FROM yx_kb_bases WHERE kb_id = :kb", {"kb": kb_id}
-                )
-            if row is None:
+            revision = await _revision(store, kb_id)
+            if revision is None:
                 self.forget(kb_id)
                 return None
             rows = await _term_rows(store, kb_id)
@@ -133,7 +130,7 @@ class KnowledgeSearch:
                 )
             index, chunks = await asyncio.to_thread(_build, rows)
             del rows
-            entry = _Entry(str(row[0]), index, chunks, {str(f): str(n) for f, n in names})
+            entry = _Entry(revision, index, chunks, {str(f): str(n) for f, n in names})
             self._entries[kb_id] = entry
             self._evict(keep=kb_id)
             return entry
