@@ -340,9 +340,14 @@ async def test_search_file_pages_across_visible_bases(server: Server) -> None:
 
 async def test_storage_failure_is_a_tool_error_not_a_crash(server: Server) -> None:
     token, sql = server.token(), server.platform.store.store
+    query = {"kb_id": "eng", "query": "连接池"}
+    assert not (await _call(server.url, token, "query_kb", query)).is_error  # index cached
     async with sql.write() as tx:
         await tx.execute("ALTER TABLE yx_kb_bases RENAME TO yx_kb_bases_away")
     result = await _call(server.url, token, "list_kbs", {})
+    assert _error(result).endswith(": the knowledge service is unavailable; try again later")
+    # With its revision unreadable, a query answers nothing from the cached index.
+    result = await _call(server.url, token, "query_kb", query)
     assert _error(result).endswith(": the knowledge service is unavailable; try again later")
     async with sql.write() as tx:
         await tx.execute("ALTER TABLE yx_kb_bases_away RENAME TO yx_kb_bases")
