@@ -30,12 +30,12 @@ from google.genai import types
 
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
 from adk_yuxi.apikeys import ApiKeyStore
+from adk_yuxi.host import ApiConfig, create_app
+from adk_yuxi.host._auth import authenticate
 from adk_yuxi.runtime import AgentConfig
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm
 from bench._timing import format_table, median_rate, timed_rounds
-from services.api import ApiConfig, create_app
-from services.api._auth import authenticate
 
 AGENT, USER, NAME = "bench", "u", "payload.bin"
 ANCHOR = "load_artifact + one Response (anchor)"

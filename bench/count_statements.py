@@ -51,7 +51,7 @@ def _shape(sql: str) -> str:
 
 
 async def count(url: str, turns: int, work: Path) -> tuple[float, collections.Counter[str]]:
-    from services.api import ApiConfig, create_app
+    from adk_yuxi.host import ApiConfig, create_app
 
     tokens = await seed_users(url, ["u1"])
     config = ApiConfig(

@@ -88,8 +88,8 @@ def serve_api(
 
     import adk_yuxi.tools.builtin  # noqa: F401  (agent configs name the built-in tools)
     from adk_yuxi.errors import YuxiError
+    from adk_yuxi.host import ApiConfig, create_app
     from adk_yuxi.runtime import AgentCatalog
-    from services.api import ApiConfig, create_app
 
     try:
         catalog = AgentCatalog.from_yaml(*agent_paths)

@@ -21,7 +21,7 @@ from adk_yuxi.ledger import PLUGIN_NAME, LedgerPlugin, RunLedger, RunRecord, Ses
 
 __all__ = ["Claim", "RunControl"]
 
-log = logging.getLogger("adk_yuxi.services.api")
+log = logging.getLogger("adk_yuxi.host")
 
 
 @dataclass

@@ -13,10 +13,10 @@ import pytest
 
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, Role, ShareConfig, User
 from adk_yuxi.apikeys import ApiKeyStore
+from adk_yuxi.host import ApiConfig, create_app
 from adk_yuxi.runtime import AgentConfig
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm
-from services.api import ApiConfig, create_app
 from tests.sql_backends import db_url, pg_schema
 
 __all__ = [

@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
+from adk_yuxi.host import create_app
+from adk_yuxi.host._control import Claim, RunControl
 from adk_yuxi.ledger import RunLedger, SessionRuns
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.waitpoints import Question, WaitpointStore
-from services.api import create_app
-from services.api._control import Claim, RunControl
 
 from .conftest import Api, make_config, new_session, open_api, parse_sse, run
 from .test_api_runs import QUESTIONS

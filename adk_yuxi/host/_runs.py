@@ -29,7 +29,7 @@ from ._sse import event_frame, frame
 
 __all__ = ["follow_retried_run", "follow_session", "stream_run"]
 
-log = logging.getLogger("adk_yuxi.services.api")
+log = logging.getLogger("adk_yuxi.host")
 _HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 _START_WAIT_S = 10.0
 

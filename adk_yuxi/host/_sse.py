@@ -12,7 +12,7 @@ from adk_yuxi.errors import RunStopped
 
 __all__ = ["PUBLIC_FAILURE", "event_frame", "frame"]
 
-log = logging.getLogger("adk_yuxi.services.api")
+log = logging.getLogger("adk_yuxi.host")
 PUBLIC_FAILURE = "the run failed; the operator log has the details"
 
 

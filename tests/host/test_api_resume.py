@@ -17,8 +17,8 @@ import uvicorn
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 
+from adk_yuxi.host import create_app
 from adk_yuxi.testing import ScriptedLlm, call
-from services.api import create_app
 
 from .conftest import make_config, parse_sse, seed
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from adk_yuxi.host import ApiConfig
+from adk_yuxi.host._idempotency import IdempotencyKeys, body_hash
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import call
-from services.api import ApiConfig
-from services.api._idempotency import IdempotencyKeys, body_hash
 
 from ._served import open_served
 from .conftest import Api, new_session, parse_sse

@@ -23,12 +23,12 @@ import uvicorn
 from google.adk.models.base_llm import BaseLlm
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers calculate)
+from adk_yuxi.host import ApiConfig, create_app
 from adk_yuxi.models import MODEL_REJECTED, OpenAICompatibleLlm
 from adk_yuxi.runtime import AgentConfig
 from adk_yuxi.testing import OpenAIScriptServer, ToolCall
 from bench._host_load import Audit, YuxiServer, audit_turns, run_load, sse_frames
 from bench.bench_host_api import seed_users
-from services.api import ApiConfig, create_app
 
 pytestmark = pytest.mark.slow
 

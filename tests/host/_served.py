@@ -18,9 +18,9 @@ import httpx
 import pytest
 import uvicorn
 
+from adk_yuxi.host import create_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm
-from services.api import create_app
 
 from .conftest import Api, make_config, seed
 

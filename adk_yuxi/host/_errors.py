@@ -22,7 +22,7 @@ from adk_yuxi.waitpoints import (
 
 __all__ = ["ApiError", "error_body", "install_error_handlers"]
 
-log = logging.getLogger("adk_yuxi.services.api")
+log = logging.getLogger("adk_yuxi.host")
 
 
 class ApiError(Exception):
