@@ -174,9 +174,8 @@ def build_app(
     (`AgentTree`); each agent is then a share-scoped resource gated per user (the root
     too, in a tree of more than one agent), with its own runtime from the same principal.
 
-    The agents (and so their models) are shared by every user of a source-backed app:
-    the configs' `model` is used as given there, while for a fixed non-admin principal it
-    is reset like the other admin-only fields (limits), which are reset per principal.
+    The configs are the deployer's: their `model` and `limits` bind every user, admin
+    or not. A config a non-admin writes goes through `AgentConfig.from_user` first.
 
     The model-facing guards follow the authorization plugin (`adk_yuxi.guards`): repair
     of malformed calls always, per-step tool retrieval when the root config's
@@ -215,17 +214,14 @@ def build_app(
         cache_size=cache_size,
         on_refusal=on_refusal,
     )
-    fixed_tree = plugin.cache.get(fixed) if fixed is not None else None
+    if fixed is not None:
+        plugin.cache.get(fixed)  # assembled now, so a broken config fails at build time
     toolset = YuxiToolset(plugin)
     agents: dict[str, LlmAgent] = {}
     agent_tools: dict[str, AgentTool] = {}
     for name, agent_config in tree.configs.items():  # an agent after those it names
-        model_name = agent_config.model
-        if fixed_tree is not None:
-            runtime = fixed_tree.agent(name)
-            model_name = runtime.context.config.model if runtime is not None else None
         chosen = model.get(name) if isinstance(model, Mapping) else model
-        resolved = _model(chosen, model_name)
+        resolved = _model(chosen, agent_config.model)
         agent = agents[name] = _agent(tree, name, resolved, toolset, agents, output_schema)
         if name in tree.agent_tool_targets():
             agent_tools[name] = AgentTool(agent)
