@@ -41,3 +41,9 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "site" / "reference" / "runtime" / "index.html").is_file()
     assert not (tmp_path / "site" / "_incoming").exists()
+
+
+def test_the_readme_shows_the_first_agent_sample_as_it_is() -> None:
+    sample = (REPO / "samples" / "first_agent.py").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"```python\n{sample}```" in readme, "copy samples/first_agent.py into README.md"
