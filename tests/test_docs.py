@@ -41,6 +41,9 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "site" / "reference" / "runtime" / "index.html").is_file()
     assert not (tmp_path / "site" / "_incoming").exists()
+    # The first agent page includes the sample itself (a reformatted marker would not).
+    page = (tmp_path / "site" / "getting-started" / "index.html").read_text(encoding="utf-8")
+    assert "Counts the words of a text." in page and "--8" not in page
 
 
 def test_the_readme_shows_the_first_agent_sample_as_it_is() -> None:
