@@ -179,6 +179,7 @@ PUBLIC: dict[str, set[str]] = {
         "AgentTree",
         "AgentTreeError",
         "AuthorizationPlugin",
+        "AgentAssemblyFailed",
         "AuthorizationUnavailable",
         "BASE_TOOL_IDS",
         "CAPABILITY_LIMITED",

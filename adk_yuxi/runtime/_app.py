@@ -31,6 +31,7 @@ from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings, default_registry
+from ._build_checks import check_retrieval, check_tool_names
 from ._catalog import AgentCatalog, AgentConfigError
 from ._config import AgentConfig
 from ._guards import guard_plugins
@@ -186,6 +187,9 @@ def build_app(
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
     _check_names(tree, registry, skills, mcp_servers)
+    tools = default_registry if registry is None else registry
+    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
+    check_retrieval(tree, tools, mcp_servers)
     factories = {
         name: RuntimeFactory(
             agent,
