@@ -22,6 +22,7 @@ from ._config import ApiConfig
 from ._control import RunControl
 from ._errors import ApiError
 from ._idempotency import IdempotencyKeys
+from ._public_errors import PublicErrorsPlugin
 
 __all__ = ["Host"]
 
@@ -65,7 +66,9 @@ class Host:
                 self.access.load_principal,
                 repository=self.access,
                 model=config.model,
-                plugins=[ledger],
+                # After the ledger: it records the error as it was; callers get the
+                # public sentence.
+                plugins=[ledger, PublicErrorsPlugin()],
             )
             self.runners[agent.name] = Runner(
                 app=app,
