@@ -1,8 +1,11 @@
-"""A model host that fails, behind the API over a loopback socket (SQLite and
-PostgreSQL): the run ends `failed` with the model's code, and what a caller sees of
-it, streamed live, replayed by `GET …/events`, or stored in the session, is the code's
-public sentence only. The model's URL and the variables to check go to the operator
-log (the developer at `adk run` keeps them: tests/models/test_openai_failures.py)."""
+"""What a caller is told of a run's outcome, over a loopback socket (SQLite and
+PostgreSQL). A model host that fails: the run ends `failed` with the model's code, the
+same in its stream, its replay and the run list (one source: the ledger row), and what a
+caller sees of it, streamed live, replayed by `GET …/events`, or stored in the session,
+is the code's public sentence only. The model's URL and the variables to check go to
+the operator log (the developer at `adk run` keeps them:
+tests/models/test_openai_failures.py). A session that never ran is followed to
+`run_status` `none`, never `completed`."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import pytest
 from adk_yuxi.models import MODEL_REJECTED, OpenAICompatibleLlm, model_error_text
 from adk_yuxi.testing import ErrorReply, OpenAIScriptServer
 
-from ._served import open_served, services_of
+from ._served import open_served, served_on_fixture, services_of  # noqa: F401
 from .conftest import Api, new_session, parse_sse
 
 SENTENCE = model_error_text(MODEL_REJECTED)
@@ -75,6 +78,10 @@ async def test_a_failing_model_host_is_told_by_its_code_only(
         assert status["event"] == "run_status"
         assert status["data"]["status"] == "failed"
         assert status["data"]["error_code"] == MODEL_REJECTED
+    listed = runs.json()["runs"]
+    assert [(r["status"], r["error_code"]) for r in listed] == [("failed", MODEL_REJECTED)]
+    one = await api.client.get(f"{path}/runs/{listed[0]['id']}", headers=api.auth("mei"))
+    assert one.json()["error_code"] == MODEL_REJECTED
     # What the session store holds is what a caller may see, whatever reads it later.
     services = services_of(api, tmp_path)
     try:
@@ -90,3 +97,31 @@ async def test_a_failing_model_host_is_told_by_its_code_only(
     # The operator log keeps the detail.
     logged = [r.getMessage() for r in caplog.records if r.name == "adk_yuxi.host"]
     assert any(base in m and named in m for m in logged), logged
+
+
+async def test_a_session_that_never_ran_is_followed_to_no_run(served_on: Api) -> None:
+    """Not `completed` with no run id: nothing ran, and the stream says so."""
+    session = await new_session(served_on, "mei")
+    path = f"/v1/agents/planner/sessions/{session}"
+    followed = await served_on.client.get(f"{path}/events", headers=served_on.auth("mei"))
+    assert followed.status_code == 200
+    frames = parse_sse(followed.text)
+    assert frames == [
+        {
+            "event": "run_status",
+            "data": {"status": "none", "run_id": None, "invocation_id": None, "error_code": None},
+        }
+    ]
+    listed = await served_on.client.get(f"{path}/runs", headers=served_on.auth("mei"))
+    assert listed.json()["runs"] == []
+    # Once it ran, the same stream ends with that run's outcome.
+    served_on.llm.extend(["hello"])
+    ran = await served_on.client.post(
+        f"{path}/runs", json={"text": "hi"}, headers=served_on.auth("mei")
+    )
+    live = parse_sse(ran.text)[-1]["data"]
+    again = parse_sse(
+        (await served_on.client.get(f"{path}/events", headers=served_on.auth("mei"))).text
+    )[-1]["data"]
+    assert live["status"] == again["status"] == "completed"
+    assert live["run_id"] == again["run_id"] == ran.headers["X-Run-Id"]
