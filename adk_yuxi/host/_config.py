@@ -26,7 +26,10 @@ class ApiConfig:
     `.yuxi/blobs`; workers sharing a database must share it).
     `lease_seconds` is how long a run outlives a dead worker before any worker closes
     it as failed; `cancel_poll_seconds` bounds how late a cancel request made through
-    another worker is noticed.
+    another worker is noticed. `heartbeat_seconds`: a stream (a run's, or a followed
+    session's) that sent nothing for that long sends a `: heartbeat` comment;
+    `follow_seconds`: how long `GET …/events` follows a run before it ends (with the
+    run's status as of then; the client follows again from its last event id).
     """
 
     database_url: str
@@ -53,6 +56,8 @@ class ApiConfig:
             raise ValueError("max_body_bytes must be at least 1024")
         if self.lease_seconds <= 0 or self.cancel_poll_seconds <= 0:
             raise ValueError("lease_seconds and cancel_poll_seconds must be positive")
+        if min(self.heartbeat_seconds, self.follow_seconds, self.poll_seconds) <= 0:
+            raise ValueError("heartbeat_seconds, follow_seconds and poll_seconds must be positive")
         if self.max_header_bytes < 1024:
             raise ValueError("max_header_bytes must be at least 1024")
         if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:

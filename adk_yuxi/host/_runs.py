@@ -3,7 +3,9 @@
 A run is driven by a task of the process, not by the request: a client that drops the
 connection leaves the run going, and `follow_session` (with `Last-Event-ID`) replays
 the stored events it missed, follows the run while the ledger says it is running, and
-ends with the same final status.
+ends with the same final status. Both streams send a heartbeat comment when they have
+sent nothing for `heartbeat_seconds` (a long model or tool call), so a proxy's idle
+timeout does not cut them.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ._control import Claim
 from ._errors import ApiError
 from ._host import Host
 from ._outcome import INTERNAL_ERROR, no_run_status, run_status
-from ._sse import event_frame, frame
+from ._sse import HEARTBEAT, event_frame, frame
 
 __all__ = ["follow_retried_run", "follow_session", "stream_run"]
 
@@ -94,8 +96,17 @@ async def _drive(
         out.put_nowait(None)
 
 
-async def _relay(out: asyncio.Queue[bytes | None]) -> AsyncIterator[bytes]:
-    while (item := await out.get()) is not None:
+async def _relay(out: asyncio.Queue[bytes | None], heartbeat_s: float) -> AsyncIterator[bytes]:
+    """The run's frames as they come; a heartbeat after `heartbeat_s` without one (a
+    long model or tool call), as a followed stream sends them."""
+    while True:
+        try:
+            item = await asyncio.wait_for(out.get(), heartbeat_s)
+        except TimeoutError:
+            yield HEARTBEAT
+            continue
+        if item is None:
+            return
         yield item
 
 
@@ -111,7 +122,8 @@ def stream_run(
     out: asyncio.Queue[bytes | None] = asyncio.Queue()
     host.spawn(_drive(host, runner, user_id, session_id, message, claim, out))
     headers = {**_HEADERS, "X-Run-Id": claim.run_id}
-    return StreamingResponse(_relay(out), media_type="text/event-stream", headers=headers)
+    relay = _relay(out, host.config.heartbeat_seconds)
+    return StreamingResponse(relay, media_type="text/event-stream", headers=headers)
 
 
 def _after(events: list[Event], cursor: str | None) -> int | None:
@@ -176,10 +188,11 @@ async def follow_session(
 
     async def frames() -> AsyncIterator[bytes]:
         events, index = session.events, start
-        beat = time.monotonic()
+        beat = time.monotonic()  # when the client last got something
         deadline = beat + host.config.follow_seconds
         while True:
             for chunk in frames_of(events[index:]):
+                beat = time.monotonic()
                 yield chunk
             index = len(events)
             current = await status()
@@ -192,7 +205,7 @@ async def follow_session(
                 return
             if time.monotonic() - beat >= host.config.heartbeat_seconds:
                 beat = time.monotonic()
-                yield b": heartbeat\n\n"
+                yield HEARTBEAT
             await asyncio.sleep(host.config.poll_seconds)
             fresh = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
             if fresh is None:
