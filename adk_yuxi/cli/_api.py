@@ -36,7 +36,8 @@ DB_OPTION = click.option(
     multiple=True,
     required=True,
     type=click.Path(exists=True, path_type=Path),
-    help="Agent config YAML file, or a folder of them (repeatable).",
+    help="Agent config YAML file, or a folder of them (repeatable); all of them form one"
+    " catalog whose root agents are served, each with its sub-agents and agent tools.",
 )
 @click.option(
     "--workspaces",
@@ -115,7 +116,7 @@ def serve_api(
             raise click.ClickException(f"no agent config (*.yaml, *.yml) in {shown}")
         config = ApiConfig(
             database_url=database_url(db),
-            agents=tuple(catalog.get(name) for name in catalog.names()),
+            agents=catalog,  # one catalog: every root agent with its tree
             workspace_root=workspaces,
             blob_dir=blobs,
             model=model,
