@@ -3,8 +3,10 @@ agent (`coordinator`) the API's agent, served with its tree, gated per user as
 `build_app` gates it. Two users over real HTTP (SQLite and PostgreSQL): mei (finance)
 may use every agent of the team and reaches the researcher, a nested run with its own
 model calls and tools; li (sales) may not use the researcher: her model is never shown
-it, and a call to it anyway is refused without running it. The model is ADK's OpenAI
-client against a loopback OpenAI server playing a script."""
+it, and a call to it anyway is refused without running it. When the researcher's model
+host refuses it, the coordinator's run goes on and what it stores of the agent tool's
+answer is the public sentence, not the model's URL. The model is ADK's OpenAI client
+against a loopback OpenAI server playing a script."""
 
 from __future__ import annotations
 
@@ -28,8 +30,9 @@ from adk_yuxi.access import (
     User,
 )
 from adk_yuxi.cli import main
+from adk_yuxi.models import MODEL_REJECTED, model_error_text
 from adk_yuxi.storage import open_services
-from adk_yuxi.testing import OpenAIScriptServer, ToolCall
+from adk_yuxi.testing import ErrorReply, OpenAIScriptServer, ToolCall
 from tests.e2e._cli import REPO
 
 from ._cli_served import serve_api
@@ -106,6 +109,9 @@ def test_a_folder_of_configs_is_served_as_one_tree_per_user(db_url: str, tmp_pat
         "The researcher says 42.",
         ASK,  # li's coordinator asks it too, though it was never shown it
         "I cannot reach the researcher.",
+        ASK,  # mei again: the researcher's model host refuses it (403: not retried)
+        ErrorReply(403, "this key may not use model scripted"),
+        "The researcher is unavailable.",
     ]
     args = ["--db", db_url, "--agents", str(TEAM), "--model", "openai/scripted"]
     args += ["--workspaces", str(tmp_path / "ws")]
@@ -123,6 +129,7 @@ def test_a_folder_of_configs_is_served_as_one_tree_per_user(db_url: str, tmp_pat
                 assert refused.status_code == 404
         by_mei = _run(client, mei, "ask the researcher what 6 * 7 is")
         by_li = _run(client, li, "ask the researcher what 6 * 7 is")
+        failing = _run(client, mei, "ask the researcher again")
 
     requests = model.requests
     assert len(requests) == len(script)
@@ -139,3 +146,10 @@ def test_a_folder_of_configs_is_served_as_one_tree_per_user(db_url: str, tmp_pat
     (refusal,) = [r for r in _responses(by_li) if r["name"] == "researcher"]
     assert refusal["response"]["error"]["code"] == "tool_not_available"
     assert by_li[-1]["data"]["status"] == "completed"
+    # The agent tool's failed nested run: its answer is the public sentence only.
+    (failed,) = [r for r in _responses(failing) if r["name"] == "researcher"]
+    assert failed["response"] == {
+        "result": f"[{MODEL_REJECTED}] {model_error_text(MODEL_REJECTED)}"
+    }
+    assert model.base_url not in json.dumps(failing) and "OPENAI_" not in json.dumps(failing)
+    assert failing[-1]["data"]["status"] == "completed"
