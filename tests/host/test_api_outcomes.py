@@ -125,3 +125,26 @@ async def test_a_session_that_never_ran_is_followed_to_no_run(served_on: Api) ->
     )[-1]["data"]
     assert live["status"] == again["status"] == "completed"
     assert live["run_id"] == again["run_id"] == ran.headers["X-Run-Id"]
+
+
+async def test_a_run_that_raises_is_internal_error_in_its_stream_and_its_row(
+    served_on: Api,
+) -> None:
+    """An exception inside the run: no event carries it; the stream, the run list and
+    the run all say `internal_error`, from the same ledger row."""
+
+    def explode(_: object) -> str:
+        raise RuntimeError("secret detail at /srv/models/key.txt")
+
+    served_on.llm.extend([explode])
+    session = await new_session(served_on, "mei")
+    path = f"/v1/agents/planner/sessions/{session}"
+    auth = served_on.auth("mei")
+    live = await served_on.client.post(f"{path}/runs", json={"text": "hi"}, headers=auth)
+    replay = await served_on.client.get(f"{path}/events", headers=auth)
+    runs = await served_on.client.get(f"{path}/runs", headers=auth)
+    for body in (live.text, replay.text, runs.text):
+        assert "secret" not in body
+    outcomes = [parse_sse(live.text)[-1]["data"], parse_sse(replay.text)[-1]["data"]]
+    outcomes += runs.json()["runs"]
+    assert [(o["status"], o["error_code"]) for o in outcomes] == [("failed", "internal_error")] * 3
