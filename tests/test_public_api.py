@@ -164,6 +164,7 @@ PUBLIC: dict[str, set[str]] = {
         "PingResult",
         "UnusableModel",
         "declared_tool_names",
+        "model_error_text",
         "ping_model",
         "register_models",
         "resolve_agent_model",
@@ -258,6 +259,7 @@ PUBLIC: dict[str, set[str]] = {
     },
     "adk_yuxi.testing": {
         "ChatTurn",
+        "ErrorReply",
         "DEEPSEEK",
         "DOUBAO",
         "OpenAIScriptServer",
