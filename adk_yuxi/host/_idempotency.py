@@ -63,8 +63,10 @@ def check_key(key: str) -> str:
 
 
 def body_hash(body: Any) -> str:
+    """The hash of a request body; "surrogatepass": a lone surrogate (a JSON escape
+    such as "\\ud800") hashes rather than failing, so the body's own check refuses it."""
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _PURGE_EVERY_S = 300.0
