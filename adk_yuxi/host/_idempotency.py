@@ -24,6 +24,7 @@ from adk_yuxi._sql import (
     SchemaPart,
     SqlStore,
     Step,
+    Tx,
     register_schema_part,
 )
 
@@ -151,3 +152,20 @@ class IdempotencyKeys:
                 f"DELETE FROM yx_api_idempotency WHERE {_WHERE}",
                 {"user": user_id, "scope": scope, "key": key},
             )
+
+    @staticmethod
+    async def forget_session(tx: Tx, user_id: str, agent_id: str, session_id: str) -> int:
+        """Inside the caller's transaction: forgets the keys of a deleted session (its
+        runs and answers, and the create that made it), so a session re-created with
+        the same id replays nothing of the old one; returns how many."""
+        return await tx.execute(
+            "DELETE FROM yx_api_idempotency WHERE user_id = :user AND (scope IN (:run, :answer)"
+            " OR (scope = :create AND result = :made))",
+            {
+                "user": user_id,
+                "run": f"run:{agent_id}:{session_id}",
+                "answer": f"answer:{agent_id}:{session_id}",
+                "create": f"session:{agent_id}",
+                "made": json.dumps({"session_id": session_id}),
+            },
+        )

@@ -25,6 +25,7 @@ from ._idempotent_answer import claim_answer
 from ._openapi import EventStream, errors, event_stream
 from ._runs import follow_retried_run, follow_session, stream_run
 from ._schemas import SessionDetail, SessionOut, SessionPage, WaitpointPage
+from ._session_delete import purge_session
 
 __all__ = ["router"]
 
@@ -151,14 +152,16 @@ async def get_session(
     return {**_session(session), "event_count": len(session.events)}
 
 
-@router.delete("/{session_id}", status_code=204, responses=errors(401, 404, 422))
+@router.delete("/{session_id}", status_code=204, responses=errors(401, 404, 409, 422))
 async def delete_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> Response:
+    """Deletes the session with its runs, waiting points, idempotency keys and
+    artifacts (a run waiting for an answer goes with it); 409 `run_in_progress` while
+    a run is running, and nothing changes: cancel it first."""
     runner, session = await _own_session(request, caller, agent_id, session_id)
-    await host_of(request).services.session_service.delete_session(
-        app_name=runner.app_name, user_id=caller.user_id, session_id=session.id
-    )
+    host = host_of(request)
+    await purge_session(host, agent_id, runner.app_name, caller.user_id, session.id)
     return Response(status_code=204)
 
 
@@ -205,8 +208,25 @@ async def run(
         if idempotency_key is not None:  # a refused run leaves no claim of its key
             await host.idempotency.release(caller.user_id, scope, key)
         raise
+    if not await _still_there(host, runner, caller.user_id, session.id):
+        # Deleted between the read above and the claim: the run never starts, and
+        # nothing of it is left for a session re-created with this id.
+        await host.control.withdraw(claim)
+        if idempotency_key is not None:
+            await host.idempotency.release(caller.user_id, scope, key)
+        raise ApiError(404, "not_found", "no such session")
     message = types.Content(role="user", parts=[types.Part(text=body.text)])
     return stream_run(host, runner, caller.user_id, session.id, message, claim)
+
+
+async def _still_there(host: Host, runner: Any, user_id: str, session_id: str) -> bool:
+    found = await host.services.session_service.get_session(
+        app_name=runner.app_name,
+        user_id=user_id,
+        session_id=session_id,
+        config=GetSessionConfig(num_recent_events=0),
+    )
+    return found is not None
 
 
 @router.get(

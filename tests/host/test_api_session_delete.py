@@ -1,0 +1,158 @@
+"""Deleting a session deletes all of it: runs, waiting points, idempotency keys and
+artifacts go in one transaction, so a session re-created with the same id starts clean;
+while a run is running the delete is 409 and changes nothing. SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+
+from google.genai import types
+
+from adk_yuxi.storage import open_services
+from adk_yuxi.testing import call
+
+from .conftest import Api, parse_sse, run
+from .test_api_control import Hold, api_on, runs_path, started, worker_b
+from .test_api_idempotency import QUESTIONS
+
+__all__ = ["api_on", "worker_b"]
+
+SESSIONS = "/v1/agents/planner/sessions"
+
+
+async def create(api: Api, sid: str, user: str = "mei") -> None:
+    made = await api.client.post(SESSIONS, json={"session_id": sid}, headers=api.auth(user))
+    assert made.status_code == 201, made.text
+
+
+async def rows_of(url: str, sid: str) -> dict[str, int]:
+    """How many rows of each kind the database holds for session `sid`."""
+    services = open_services(url)
+    queries = {
+        "sessions": "SELECT COUNT(*) FROM yx_sessions WHERE session_id = :s",
+        "runs": "SELECT COUNT(*) FROM yx_runs WHERE session_id = :s",
+        "waitpoints": "SELECT COUNT(*) FROM yx_waitpoints WHERE session_id = :s",
+        "keys": "SELECT COUNT(*) FROM yx_api_idempotency WHERE scope LIKE :scope",
+        "artifacts": "SELECT COUNT(*) FROM yx_artifact_versions WHERE scope = :s",
+    }
+    try:
+        async with services.store.read() as tx:
+            return {
+                name: int((await tx.fetchone(sql, {"s": sid, "scope": f"%:{sid}"}))[0])
+                for name, sql in queries.items()
+            }
+    finally:
+        await services.close()
+
+
+async def save_artifacts(url: str, sid: str) -> None:
+    """A session-scoped artifact of `sid` and a user-scoped one of mei."""
+    services = open_services(url)
+    try:
+        for name, session in (("report.md", sid), ("user:profile.md", None)):
+            await services.artifact_service.save_artifact(
+                app_name="planner",
+                user_id="mei",
+                session_id=session,
+                filename=name,
+                artifact=types.Part.from_bytes(data=name.encode(), mime_type="text/markdown"),
+            )
+    finally:
+        await services.close()
+
+
+async def test_a_deleted_waiting_session_recreated_with_its_id_starts_clean(api_on: Api) -> None:
+    api, sid = api_on, "launch-plan"
+    await create(api, sid)
+    keyed = {**api.auth("mei"), "Idempotency-Key": "first-message"}
+    api.llm.extend([call("ask_user_question", questions=QUESTIONS)])
+    ran = await api.client.post(f"{runs_path(sid)}", json={"text": "plan"}, headers=keyed)
+    assert parse_sse(ran.text)[-1]["data"]["status"] == "waiting"
+    points = f"{SESSIONS}/{sid}/waitpoints"
+    (point,) = (await api.client.get(points, headers=api.auth("mei"))).json()["waitpoints"]
+    await save_artifacts(api.url, sid)
+    before = await rows_of(api.url, sid)
+    assert before == {"sessions": 1, "runs": 1, "waitpoints": 1, "keys": 1, "artifacts": 1}
+
+    deleted = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
+    assert deleted.status_code == 204, deleted.text
+    assert await rows_of(api.url, sid) == dict.fromkeys(before, 0)
+    gone = await api.client.get(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
+    assert gone.status_code == 404
+
+    await create(api, sid)
+    assert (await api.client.get(runs_path(sid), headers=api.auth("mei"))).json()["runs"] == []
+    assert (await api.client.get(points, headers=api.auth("mei"))).json()["waitpoints"] == []
+    answer = await api.client.post(
+        f"{points}/{point['id']}/answer", json={"answers": {"q-1": "fri"}}, headers=api.auth("mei")
+    )
+    assert answer.status_code == 404  # the old question does not come back
+    names = await api.client.get(f"{SESSIONS}/{sid}/artifacts", headers=api.auth("mei"))
+    assert names.status_code == 200, names.text
+    assert "report.md" not in str(names.json()) and "user:profile.md" in str(names.json())
+    # The same key and body start a new run: nothing of the old session is replayed.
+    api.llm.extend(["A fresh start."])
+    again = await api.client.post(f"{runs_path(sid)}", json={"text": "plan"}, headers=keyed)
+    frames = parse_sse(again.text)
+    assert frames[-1]["data"]["status"] == "completed", again.text
+    texts = [f["data"]["content"]["parts"][0].get("text") for f in frames[:-1]]
+    assert texts == ["A fresh start."]
+    listed = (await api.client.get(runs_path(sid), headers=api.auth("mei"))).json()["runs"]
+    assert [r["status"] for r in listed] == ["completed"]
+
+
+async def test_deleting_a_session_while_its_run_runs_is_409_and_changes_nothing(
+    api_on: Api,
+) -> None:
+    api, hold, sid = api_on, Hold("done"), "busy"
+    api.llm.extend([hold])
+    await create(api, sid)
+    posted, run_id = await started(api, sid, hold)
+    before = await rows_of(api.url, sid)
+    refused = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["code"] == "run_in_progress"
+    assert await rows_of(api.url, sid) == before
+    hold.release.set()
+    assert parse_sse((await asyncio.wait_for(posted, 30)).text)[-1]["data"]["status"] == (
+        "completed"
+    )
+    got = await api.client.get(f"{runs_path(sid)}/{run_id}", headers=api.auth("mei"))
+    assert got.json()["status"] == "completed"
+    deleted = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
+    assert deleted.status_code == 204
+    assert (await rows_of(api.url, sid))["runs"] == 0
+
+
+async def test_another_users_delete_is_404_and_keeps_everything(api_on: Api) -> None:
+    api, sid = api_on, "mine"
+    await create(api, sid)
+    api.llm.extend(["hi"])
+    await run(api, "mei", sid, "hello")
+    before = await rows_of(api.url, sid)
+    theirs = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("bo"))
+    assert theirs.status_code == 404
+    assert await rows_of(api.url, sid) == before
+
+
+async def test_a_run_racing_a_delete_never_outlives_the_session(api_on: Api, worker_b: Api) -> None:
+    """A new message and a delete at once, through two workers: either the run wins
+    (the delete is 409, or 204 once it ended) or the delete does (the message is 404
+    and leaves no run); a deleted session never keeps a run."""
+    for round_ in range(8):
+        sid = f"race-{round_}"
+        await create(api_on, sid)
+        api_on.llm.extend(["answered"])
+        posted, deleted = await asyncio.gather(
+            api_on.client.post(runs_path(sid), json={"text": "go"}, headers=api_on.auth("mei")),
+            worker_b.client.delete(f"{SESSIONS}/{sid}", headers=api_on.auth("mei")),
+        )
+        assert (posted.status_code, deleted.status_code) in {(200, 204), (200, 409), (404, 204)}
+        if posted.status_code == 200:
+            assert parse_sse(posted.text)[-1]["data"]["status"] in ("completed", "failed")
+        session = await api_on.client.get(f"{SESSIONS}/{sid}", headers=api_on.auth("mei"))
+        rows = await rows_of(api_on.url, sid)
+        if session.status_code == 404:
+            assert rows == dict.fromkeys(rows, 0), (round_, rows)
+        else:
+            assert rows["runs"] == 1
