@@ -154,18 +154,38 @@ class IdempotencyKeys:
             )
 
     @staticmethod
-    async def forget_session(tx: Tx, user_id: str, agent_id: str, session_id: str) -> int:
+    async def forget_session(
+        tx: Tx, user_id: str, agent_id: str, session_id: str, created_results: list[str]
+    ) -> int:
         """Inside the caller's transaction: forgets the keys of a deleted session (its
-        runs and answers, and the create that made it), so a session re-created with
-        the same id replays nothing of the old one; returns how many."""
+        runs and answers, and the create that made it: one of `created_results`), so
+        a session re-created with the same id replays nothing of the old one; returns
+        how many."""
         return await tx.execute(
             "DELETE FROM yx_api_idempotency WHERE user_id = :user AND (scope IN (:run, :answer)"
-            " OR (scope = :create AND result = :made))",
+            " OR (scope = :create AND result IN (:made_0, :made_1, :made_2)))",
             {
                 "user": user_id,
                 "run": f"run:{agent_id}:{session_id}",
                 "answer": f"answer:{agent_id}:{session_id}",
                 "create": f"session:{agent_id}",
-                "made": json.dumps({"session_id": session_id}),
+                **{f"made_{i}": text for i, text in enumerate(created_results)},
             },
         )
+
+    async def result(self, user_id: str, scope: str, key: str) -> dict[str, Any] | None:
+        """What the key's claim records now; None once it was released."""
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT result FROM yx_api_idempotency WHERE {_WHERE}",
+                {"user": user_id, "scope": scope, "key": key},
+            )
+        return None if row is None else dict(json.loads(row[0]))
+
+    async def record(self, user_id: str, scope: str, key: str, result: dict[str, Any]) -> None:
+        """Replaces what the claim records (the first request's outcome, for retries)."""
+        async with self._store.write() as tx:
+            await tx.execute(
+                f"UPDATE yx_api_idempotency SET result = :result WHERE {_WHERE}",
+                {"user": user_id, "scope": scope, "key": key, "result": json.dumps(result)},
+            )

@@ -18,6 +18,7 @@ from __future__ import annotations
 from adk_yuxi.ledger import RunInProgress
 
 from ._host import Host
+from ._idempotent_create import creation_results
 
 __all__ = ["purge_session"]
 
@@ -33,7 +34,7 @@ async def purge_session(host: Host, agent_id: str, app_name: str, user_id: str, 
             raise RunInProgress(sid, current.run_id if current is not None else None)
         await services.session_service.forget_session(tx, **key)
         await host.waitpoints.forget_session(tx, **key)
-        await host.idempotency.forget_session(tx, user_id, agent_id, sid)
+        await host.idempotency.forget_session(tx, user_id, agent_id, sid, creation_results(sid))
         unreferenced = await services.artifact_service.forget_session(tx, **key)
         await host.ledger.forget_session(tx, **key)  # the hold too
     await services.artifact_service.remove_payloads(unreferenced)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
@@ -14,7 +13,6 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
 from adk_yuxi.ledger import RunInProgress, RunRecord, RunWaiting
-from adk_yuxi.storage import SessionExistsError
 from adk_yuxi.waitpoints import Waitpoint, WaitpointConflict
 
 from ._auth import Caller, authenticate, host_of
@@ -22,6 +20,7 @@ from ._errors import ApiError
 from ._host import Host
 from ._idempotency import body_hash, check_key
 from ._idempotent_answer import claim_answer
+from ._idempotent_create import create_session_once
 from ._openapi import EventStream, errors, event_stream
 from ._runs import follow_retried_run, follow_session, stream_run
 from ._schemas import SessionDetail, SessionOut, SessionPage, WaitpointPage
@@ -97,28 +96,9 @@ async def create_session(
     host = host_of(request)
     runner = host.runner_for(caller.principal, agent_id)
     requested = body.session_id if body is not None else None
-    session_id = requested
-    if idempotency_key is not None:
-        key, scope = check_key(idempotency_key), f"session:{agent_id}"
-        claimed, first = await host.idempotency.claim(
-            caller.user_id,
-            scope,
-            key,
-            body_hash({"session_id": requested}),
-            {"session_id": requested or uuid.uuid4().hex},
-        )
-        session_id = str(first["session_id"])
-        if not claimed:
-            _, session = await _own_session(request, caller, agent_id, session_id)
-            return _session(session)
-    try:
-        session = await host.services.session_service.create_session(
-            app_name=runner.app_name, user_id=caller.user_id, session_id=session_id
-        )
-    except SessionExistsError as exc:
-        if idempotency_key is not None:
-            await host.idempotency.release(caller.user_id, scope, key)
-        raise ApiError(409, "conflict", "a session with this id exists") from exc
+    session = await create_session_once(
+        host, runner, caller.user_id, agent_id, requested, idempotency_key
+    )
     return _session(session)
 
 
