@@ -5,7 +5,9 @@ while a run is running the delete is 409 and changes nothing. SQLite and Postgre
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_yuxi.storage import open_services
@@ -156,3 +158,51 @@ async def test_a_run_racing_a_delete_never_outlives_the_session(api_on: Api, wor
             assert rows == dict.fromkeys(rows, 0), (round_, rows)
         else:
             assert rows["runs"] == 1
+
+
+def respond(request: LlmRequest) -> Any:
+    """Asks the question on a new message; answers once the question is answered."""
+    last = request.contents[-1].parts or []
+    if any(p.function_response is not None for p in last):
+        return "Friday it is."
+    return call("ask_user_question", questions=QUESTIONS)
+
+
+async def test_an_answer_racing_a_delete_resumes_fully_or_not_at_all(
+    api_on: Api, worker_b: Api
+) -> None:
+    """An answer and a delete of a waiting session at once, through two workers: either
+    the resume wins (its run completes; the delete is 409 while it runs) or the delete
+    does (the answer is refused and resumes nothing); a deleted session keeps nothing."""
+    for round_ in range(6):
+        sid = f"asked-{round_}"
+        await create(api_on, sid)
+        api_on.llm.extend([respond])
+        ran = await run(api_on, "mei", sid, "plan")
+        assert ran[-1]["data"]["status"] == "waiting"
+        points = f"{SESSIONS}/{sid}/waitpoints"
+        (point,) = (await api_on.client.get(points, headers=api_on.auth("mei"))).json()[
+            "waitpoints"
+        ]
+        asked = len(api_on.llm.requests)
+        api_on.llm.extend([respond])  # left queued (and used next round) if not resumed
+        answered, deleted = await asyncio.gather(
+            api_on.client.post(
+                f"{points}/{point['id']}/answer",
+                json={"answers": {"q-1": "fri"}},
+                headers=api_on.auth("mei"),
+            ),
+            worker_b.client.delete(f"{SESSIONS}/{sid}", headers=api_on.auth("mei")),
+        )
+        pair = (answered.status_code, deleted.status_code)
+        assert pair in {(200, 409), (200, 204), (404, 204), (409, 204)}, (pair, answered.text)
+        if answered.status_code == 200:
+            assert parse_sse(answered.text)[-1]["data"]["status"] == "completed"
+            assert len(api_on.llm.requests) == asked + 1
+        else:
+            assert len(api_on.llm.requests) == asked  # nothing resumed
+        rows = await rows_of(api_on.url, sid)
+        if deleted.status_code == 204:
+            assert rows == dict.fromkeys(rows, 0), (round_, rows)
+        else:
+            assert rows["sessions"] == rows["runs"] == 1
