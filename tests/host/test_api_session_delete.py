@@ -10,6 +10,7 @@ from typing import Any
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
+from adk_yuxi.ledger import SessionRuns
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import call
 
@@ -206,3 +207,28 @@ async def test_an_answer_racing_a_delete_resumes_fully_or_not_at_all(
             assert rows == dict.fromkeys(rows, 0), (round_, rows)
         else:
             assert rows["sessions"] == rows["runs"] == 1
+
+
+async def test_a_dead_workers_run_is_409_while_its_lease_lives_then_deleted(api_on: Api) -> None:
+    api, sid = api_on, "orphaned"
+    await create(api, sid)
+    services = open_services(api.url)
+    try:  # a worker claimed the session and died at once: its lease lapses unrenewed
+        await SessionRuns(services.store).claim(
+            app_name="planner",
+            user_id="mei",
+            session_id=sid,
+            invocation_id="e-dead",
+            agent_name="planner",
+            worker="dead-worker",
+            lease_seconds=0.5,
+        )
+    finally:
+        await services.close()
+    refused = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "run_in_progress"
+    await asyncio.sleep(0.6)
+    deleted = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
+    assert deleted.status_code == 204, deleted.text
+    rows = await rows_of(api.url, sid)
+    assert rows == dict.fromkeys(rows, 0)
