@@ -23,8 +23,9 @@ __all__ = ["api_on", "worker_b"]
 SESSIONS = "/v1/agents/planner/sessions"
 
 
-async def create(api: Api, sid: str, user: str = "mei") -> None:
-    made = await api.client.post(SESSIONS, json={"session_id": sid}, headers=api.auth(user))
+async def create(api: Api, sid: str, user: str = "mei", key: str | None = None) -> None:
+    headers = api.auth(user) if key is None else {**api.auth(user), "Idempotency-Key": key}
+    made = await api.client.post(SESSIONS, json={"session_id": sid}, headers=headers)
     assert made.status_code == 201, made.text
 
 
@@ -35,13 +36,18 @@ async def rows_of(url: str, sid: str) -> dict[str, int]:
         "sessions": "SELECT COUNT(*) FROM yx_sessions WHERE session_id = :s",
         "runs": "SELECT COUNT(*) FROM yx_runs WHERE session_id = :s",
         "waitpoints": "SELECT COUNT(*) FROM yx_waitpoints WHERE session_id = :s",
-        "keys": "SELECT COUNT(*) FROM yx_api_idempotency WHERE scope LIKE :scope",
+        "keys": "SELECT COUNT(*) FROM yx_api_idempotency WHERE scope LIKE :scope"
+        " OR result LIKE :made",
         "artifacts": "SELECT COUNT(*) FROM yx_artifact_versions WHERE scope = :s",
     }
     try:
         async with services.store.read() as tx:
             return {
-                name: int((await tx.fetchone(sql, {"s": sid, "scope": f"%:{sid}"}))[0])
+                name: int(
+                    (await tx.fetchone(sql, {"s": sid, "scope": f"%:{sid}", "made": f'%"{sid}"%'}))[
+                        0
+                    ]
+                )
                 for name, sql in queries.items()
             }
     finally:
@@ -66,7 +72,7 @@ async def save_artifacts(url: str, sid: str) -> None:
 
 async def test_a_deleted_waiting_session_recreated_with_its_id_starts_clean(api_on: Api) -> None:
     api, sid = api_on, "launch-plan"
-    await create(api, sid)
+    await create(api, sid, key="make-launch-plan")
     keyed = {**api.auth("mei"), "Idempotency-Key": "first-message"}
     api.llm.extend([call("ask_user_question", questions=QUESTIONS)])
     ran = await api.client.post(f"{runs_path(sid)}", json={"text": "plan"}, headers=keyed)
@@ -75,7 +81,7 @@ async def test_a_deleted_waiting_session_recreated_with_its_id_starts_clean(api_
     (point,) = (await api.client.get(points, headers=api.auth("mei"))).json()["waitpoints"]
     await save_artifacts(api.url, sid)
     before = await rows_of(api.url, sid)
-    assert before == {"sessions": 1, "runs": 1, "waitpoints": 1, "keys": 1, "artifacts": 1}
+    assert before == {"sessions": 1, "runs": 1, "waitpoints": 1, "keys": 2, "artifacts": 1}
 
     deleted = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
     assert deleted.status_code == 204, deleted.text
@@ -83,7 +89,8 @@ async def test_a_deleted_waiting_session_recreated_with_its_id_starts_clean(api_
     gone = await api.client.get(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
     assert gone.status_code == 404
 
-    await create(api, sid)
+    # The create's key went with the session: the same key and body make a new one.
+    await create(api, sid, key="make-launch-plan")
     assert (await api.client.get(runs_path(sid), headers=api.auth("mei"))).json()["runs"] == []
     assert (await api.client.get(points, headers=api.auth("mei"))).json()["waitpoints"] == []
     answer = await api.client.post(
