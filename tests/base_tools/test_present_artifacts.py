@@ -8,10 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
+from adk_yuxi.ledger import LedgerPlugin
 from adk_yuxi.storage import YuxiServices
-from adk_yuxi.testing import call
+from adk_yuxi.testing import ScriptedLlm, call
+from adk_yuxi.tools import default_registry
+from adk_yuxi.tools.base import BASE_TOOLS
 
 from ._harness import APP, USER, make_runner, responses, run, user_text
 
@@ -176,7 +183,9 @@ async def test_names_with_control_or_bidi_characters_are_refused_even_if_on_disk
     sid, events = await present(services, workspace, [path])
     (result,) = responses(events, NAME)
     (problem,) = result["error"]["problems"]
-    assert problem["problem"] == "contains a control or bidirectional formatting character"
+    assert problem["problem"] == (
+        "contains a control, surrogate or bidirectional formatting character"
+    )
     keys = await services.artifact_service.list_artifact_keys(
         app_name=APP, user_id=USER, session_id=sid
     )
@@ -244,3 +253,32 @@ async def test_a_user_prefixed_file_is_presented_in_its_session_only(
         app_name=APP, user_id=USER, session_id=other.id
     )
     assert ".workspace/user:notes.txt" not in keys and "user:notes.txt" in keys
+
+
+async def test_a_lone_surrogate_in_a_path_is_refused_before_anything_is_saved(
+    services: YuxiServices, workspace: Path
+) -> None:
+    """The SQL session store refuses such a call before the tool runs; with a session
+    store that keeps it (ADK's in-memory one) the strict argument check refuses it
+    (and the path check would): the file on disk (a non-UTF-8 name) is never saved,
+    nor the good file before it."""
+    (workspace / "a\udc80.csv").write_text("x")  # the raw byte 0x80 on disk
+    llm = ScriptedLlm([call(NAME, filepaths=["/workspace/data.csv", "/workspace/a\udc80.csv"])])
+    agent = LlmAgent(name="helper", model=llm, tools=default_registry.tools(BASE_TOOLS))
+    runner = Runner(
+        app=App(
+            name=APP, root_agent=agent, plugins=[LedgerPlugin(services.store, workspace=workspace)]
+        ),
+        session_service=InMemorySessionService(),  # type: ignore[no-untyped-call]
+        artifact_service=services.artifact_service,
+    )
+    session = await runner.session_service.create_session(app_name=APP, user_id=USER)
+    llm.extend(["done"])
+    events = await run(runner, session.id, user_text("show me"))
+    await runner.close()
+    (result,) = responses(events, NAME)
+    assert "surrogate" in str(result["error"])
+    keys = await services.artifact_service.list_artifact_keys(
+        app_name=APP, user_id=USER, session_id=session.id
+    )
+    assert keys == []

@@ -74,8 +74,10 @@ def _segments(path: str) -> list[str]:
         raise _Refused(f"must be an absolute path under {VIRTUAL_ROOT}/")
     if "\\" in path:
         raise _Refused("contains a backslash")
-    if any(ch in _BIDI or unicodedata.category(ch) == "Cc" for ch in path):
-        raise _Refused("contains a control or bidirectional formatting character")
+    # Cs: a lone surrogate would reach the file system as a raw byte (surrogateescape)
+    # and then fail as an artifact name, after the files before it were saved.
+    if any(ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs") for ch in path):
+        raise _Refused("contains a control, surrogate or bidirectional formatting character")
     parts = path[len(prefix) :].split("/")
     if any(p in ("", ".", "..") for p in parts):
         raise _Refused("has an empty, '.' or '..' segment")
