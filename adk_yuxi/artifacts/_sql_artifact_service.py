@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from .._sql.jsoncodec import check_text, dumps_checked, json_safe
 from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from ._blobs import BlobStore
+from ._forget import drop_references, forget_session_versions
 from ._orphans import DEFAULT_SWEEP_GRACE_S, OrphanPayloads, blob_lock
 from ._payload import ArtifactPayload, PayloadReader, is_tombstone
 from ._scope import artifact_key, artifact_version, check_reference
@@ -324,26 +324,25 @@ class SqlArtifactService(BaseArtifactService):
         session_id: str | None = None,
     ) -> None:
         key = artifact_key(app_name, user_id, filename, session_id)
-        unreferenced: list[str] = []
         async with self._store.write() as tx:
             rows = await tx.fetchall(
                 f"DELETE FROM yx_artifact_versions WHERE {_KEY} RETURNING digest", key
             )
-            counts = Counter(row[0] for row in rows if row[0] is not None)
-            for digest, count in sorted(counts.items()):
-                left = await tx.fetchall(
-                    "UPDATE yx_artifact_blobs SET refs = refs - :count WHERE digest = :digest"
-                    " RETURNING refs",
-                    {"count": count, "digest": digest},
-                )
-                if left and int(left[0][0]) <= 0:
-                    await tx.execute(
-                        "DELETE FROM yx_artifact_blobs WHERE digest = :digest", {"digest": digest}
-                    )
-                    unreferenced.append(digest)
+            unreferenced = await drop_references(tx, rows)
         # Only now, with the rows committed as gone: a kill before this point
         # leaves orphan files (swept later), never a version without bytes.
-        for digest in unreferenced:
+        await self.remove_payloads(unreferenced)
+
+    async def forget_session(
+        self, tx: Tx, *, app_name: str, user_id: str, session_id: str
+    ) -> list[str]:
+        """Inside the caller's transaction: deletes the session's session-scoped
+        artifacts; returns the digests for `remove_payloads` after the commit."""
+        return await forget_session_versions(tx, app_name, user_id, session_id)
+
+    async def remove_payloads(self, digests: list[str]) -> None:
+        """Removes the payload files of `digests` that no committed row references."""
+        for digest in digests:
             await self._orphans.remove_if_unreferenced(digest)
 
     async def sweep_orphans(self, *, older_than: float = DEFAULT_SWEEP_GRACE_S) -> int:

@@ -118,6 +118,12 @@ class RunControl:
         record = await self.runs.resume(run, worker=self.worker, lease_seconds=self.lease_seconds)
         return self._hold(runner, record)
 
+    async def withdraw(self, claim: Claim) -> None:
+        """Forgets a new run claimed here that never started (its session was deleted
+        meanwhile): its row goes, as if it had never been claimed."""
+        self._drop(claim)
+        await self.ledger.forget_run(claim.run_id, self.worker)
+
     async def release(self, claim: Claim) -> None:
         """Gives a resumed run back to its waiting point (the answer was refused)."""
         self._drop(claim)

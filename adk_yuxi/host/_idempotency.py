@@ -24,6 +24,7 @@ from adk_yuxi._sql import (
     SchemaPart,
     SqlStore,
     Step,
+    Tx,
     register_schema_part,
 )
 
@@ -63,8 +64,10 @@ def check_key(key: str) -> str:
 
 
 def body_hash(body: Any) -> str:
+    """The hash of a request body; "surrogatepass": a lone surrogate (a JSON escape
+    such as "\\ud800") hashes rather than failing, so the body's own check refuses it."""
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _PURGE_EVERY_S = 300.0
@@ -148,4 +151,41 @@ class IdempotencyKeys:
             await tx.execute(
                 f"DELETE FROM yx_api_idempotency WHERE {_WHERE}",
                 {"user": user_id, "scope": scope, "key": key},
+            )
+
+    @staticmethod
+    async def forget_session(
+        tx: Tx, user_id: str, agent_id: str, session_id: str, created_results: list[str]
+    ) -> int:
+        """Inside the caller's transaction: forgets the keys of a deleted session (its
+        runs and answers, and the create that made it: one of `created_results`), so
+        a session re-created with the same id replays nothing of the old one; returns
+        how many."""
+        return await tx.execute(
+            "DELETE FROM yx_api_idempotency WHERE user_id = :user AND (scope IN (:run, :answer)"
+            " OR (scope = :create AND result IN (:made_0, :made_1, :made_2)))",
+            {
+                "user": user_id,
+                "run": f"run:{agent_id}:{session_id}",
+                "answer": f"answer:{agent_id}:{session_id}",
+                "create": f"session:{agent_id}",
+                **{f"made_{i}": text for i, text in enumerate(created_results)},
+            },
+        )
+
+    async def result(self, user_id: str, scope: str, key: str) -> dict[str, Any] | None:
+        """What the key's claim records now; None once it was released."""
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT result FROM yx_api_idempotency WHERE {_WHERE}",
+                {"user": user_id, "scope": scope, "key": key},
+            )
+        return None if row is None else dict(json.loads(row[0]))
+
+    async def record(self, user_id: str, scope: str, key: str, result: dict[str, Any]) -> None:
+        """Replaces what the claim records (the first request's outcome, for retries)."""
+        async with self._store.write() as tx:
+            await tx.execute(
+                f"UPDATE yx_api_idempotency SET result = :result WHERE {_WHERE}",
+                {"user": user_id, "scope": scope, "key": key, "result": json.dumps(result)},
             )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
@@ -14,7 +13,6 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
 from adk_yuxi.ledger import RunInProgress, RunRecord, RunWaiting
-from adk_yuxi.storage import SessionExistsError
 from adk_yuxi.waitpoints import Waitpoint, WaitpointConflict
 
 from ._auth import Caller, authenticate, host_of
@@ -22,9 +20,11 @@ from ._errors import ApiError
 from ._host import Host
 from ._idempotency import body_hash, check_key
 from ._idempotent_answer import claim_answer
+from ._idempotent_create import create_session_once
 from ._openapi import EventStream, errors, event_stream
 from ._runs import follow_retried_run, follow_session, stream_run
 from ._schemas import SessionDetail, SessionOut, SessionPage, WaitpointPage
+from ._session_delete import purge_session
 
 __all__ = ["router"]
 
@@ -96,28 +96,9 @@ async def create_session(
     host = host_of(request)
     runner = host.runner_for(caller.principal, agent_id)
     requested = body.session_id if body is not None else None
-    session_id = requested
-    if idempotency_key is not None:
-        key, scope = check_key(idempotency_key), f"session:{agent_id}"
-        claimed, first = await host.idempotency.claim(
-            caller.user_id,
-            scope,
-            key,
-            body_hash({"session_id": requested}),
-            {"session_id": requested or uuid.uuid4().hex},
-        )
-        session_id = str(first["session_id"])
-        if not claimed:
-            _, session = await _own_session(request, caller, agent_id, session_id)
-            return _session(session)
-    try:
-        session = await host.services.session_service.create_session(
-            app_name=runner.app_name, user_id=caller.user_id, session_id=session_id
-        )
-    except SessionExistsError as exc:
-        if idempotency_key is not None:
-            await host.idempotency.release(caller.user_id, scope, key)
-        raise ApiError(409, "conflict", "a session with this id exists") from exc
+    session = await create_session_once(
+        host, runner, caller.user_id, agent_id, requested, idempotency_key
+    )
     return _session(session)
 
 
@@ -151,14 +132,16 @@ async def get_session(
     return {**_session(session), "event_count": len(session.events)}
 
 
-@router.delete("/{session_id}", status_code=204, responses=errors(401, 404, 422))
+@router.delete("/{session_id}", status_code=204, responses=errors(401, 404, 409, 422))
 async def delete_session(
     agent_id: str, session_id: str, request: Request, caller: Auth
 ) -> Response:
+    """Deletes the session with its runs, waiting points, idempotency keys and
+    artifacts (a run waiting for an answer goes with it); 409 `run_in_progress` while
+    a run is running, and nothing changes: cancel it first."""
     runner, session = await _own_session(request, caller, agent_id, session_id)
-    await host_of(request).services.session_service.delete_session(
-        app_name=runner.app_name, user_id=caller.user_id, session_id=session.id
-    )
+    host = host_of(request)
+    await purge_session(host, agent_id, runner.app_name, caller.user_id, session.id)
     return Response(status_code=204)
 
 
@@ -205,8 +188,25 @@ async def run(
         if idempotency_key is not None:  # a refused run leaves no claim of its key
             await host.idempotency.release(caller.user_id, scope, key)
         raise
+    if not await _still_there(host, runner, caller.user_id, session.id):
+        # Deleted between the read above and the claim: the run never starts, and
+        # nothing of it is left for a session re-created with this id.
+        await host.control.withdraw(claim)
+        if idempotency_key is not None:
+            await host.idempotency.release(caller.user_id, scope, key)
+        raise ApiError(404, "not_found", "no such session")
     message = types.Content(role="user", parts=[types.Part(text=body.text)])
     return stream_run(host, runner, caller.user_id, session.id, message, claim)
+
+
+async def _still_there(host: Host, runner: Any, user_id: str, session_id: str) -> bool:
+    found = await host.services.session_service.get_session(
+        app_name=runner.app_name,
+        user_id=user_id,
+        session_id=session_id,
+        config=GetSessionConfig(num_recent_events=0),
+    )
+    return found is not None
 
 
 @router.get(

@@ -283,3 +283,53 @@ class RunLedger:
         if float(row[2]) <= time.time():
             return "the run's lease has expired"
         return None
+
+    async def forget_session(self, tx: Tx, *, app_name: str, user_id: str, session_id: str) -> int:
+        """Inside the caller's transaction: deletes every run of the session (the
+        session is being deleted); returns how many. The caller makes sure none is
+        running under a live lease first."""
+        return await tx.execute(
+            "DELETE FROM yx_runs WHERE app_name = :a AND user_id = :u AND session_id = :s",
+            {"a": app_name, "u": user_id, "s": session_id},
+        )
+
+    async def forget_run(self, run_id: str, worker: str) -> bool:
+        """Deletes a run `worker` claimed but never started (its session was deleted
+        between the claim and the start); False when it is not so held."""
+        changed = await self.store.write_one(
+            "DELETE FROM yx_runs WHERE run_id = :r AND worker = :w AND status = 'running'",
+            {"r": run_id, "w": worker},
+        )
+        return changed == 1
+
+    async def hold_for_delete(
+        self, tx: Tx, *, app_name: str, user_id: str, session_id: str, worker: str
+    ) -> bool:
+        """Inside the transaction that deletes the session: closes its waiting run and
+        holds the session as a run would (one ``running`` row per session), so no run
+        starts or resumes until the transaction ends. False while a run is running:
+        the caller refuses the delete and rolls back.
+
+        The waiting rows are locked first (by the ``UPDATE``), as a resume locks them
+        before it claims the session: the two never wait on each other."""
+        now = time.time()
+        params = {
+            "r": f"run-{uuid.uuid4().hex}",
+            "a": app_name,
+            "u": user_id,
+            "s": session_id,
+            "i": f"delete-{uuid.uuid4().hex}",
+            "w": worker,
+            "now": now,
+        }
+        await tx.execute(
+            "UPDATE yx_runs SET status = 'cancelled', updated_at = :now, ended_at = :now"
+            " WHERE app_name = :a AND user_id = :u AND session_id = :s AND status = 'waiting'",
+            params,
+        )
+        inserted = await tx.execute(
+            f"INSERT INTO yx_runs ({_COLUMNS}) VALUES (:r, :a, :u, :s, :i, '', :w, :now,"
+            " 'running', NULL, :now, :now, NULL, NULL) ON CONFLICT DO NOTHING",
+            params,
+        )
+        return inserted == 1

@@ -235,18 +235,24 @@ class SqlSessionService(BaseSessionService):
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         """Deletes the session and its events; deleting a missing session is a no-op."""
+        async with self._store.write() as tx:
+            await self.forget_session(tx, app_name=app_name, user_id=user_id, session_id=session_id)
+
+    @staticmethod
+    async def forget_session(tx: Tx, *, app_name: str, user_id: str, session_id: str) -> int:
+        """`delete_session` inside the caller's transaction (which deletes what else
+        belongs to the session with it); returns 1 if the session existed, else 0."""
         params = {
             "app": check_app_name(app_name),
             "user": check_user_id(user_id),
             "sid": check_session_id(session_id),
         }
-        async with self._store.write() as tx:
-            # Explicit, so a caller's engine without foreign keys on still cleans up.
-            await tx.execute(
-                f"DELETE FROM yx_events WHERE sid IN (SELECT sid FROM yx_sessions WHERE {KEY})",
-                params,
-            )
-            await tx.execute(f"DELETE FROM yx_sessions WHERE {KEY}", params)
+        # Explicit, so a caller's engine without foreign keys on still cleans up.
+        await tx.execute(
+            f"DELETE FROM yx_events WHERE sid IN (SELECT sid FROM yx_sessions WHERE {KEY})",
+            params,
+        )
+        return await tx.execute(f"DELETE FROM yx_sessions WHERE {KEY}", params)
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         params = {"app": check_app_name(app_name), "user": check_user_id(user_id)}

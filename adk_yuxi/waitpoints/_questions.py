@@ -100,8 +100,26 @@ QuestionList = Annotated[
 """The `questions` parameter: validated strictly, then normalised."""
 
 
+def _unicode(value: Any) -> bool:
+    """Whether every string in `value` is Unicode text: a lone surrogate (what a JSON
+    ``"\\ud800"`` escape decodes to) is not, and no session store can hold it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, Mapping):
+        return all(_unicode(k) and _unicode(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_unicode(item) for item in value)
+    return True
+
+
 def _answer_one(q: Question, value: Any) -> Any:
     """The accepted form of one answer, or `ValueError` saying what is wrong."""
+    if not _unicode(value):
+        raise ValueError("the answer contains a lone surrogate, which is not valid text")
     if isinstance(value, Mapping):
         if set(value) != {"other"} or not isinstance(value["other"], str):
             raise ValueError('an object answer must be exactly {"other": "<text>"}')
@@ -151,6 +169,11 @@ _SHOWN_ID = 64
 _SHOWN_UNKNOWN = 10
 
 
+def _shown(question_id: str) -> str:
+    cut = question_id[:_SHOWN_ID]
+    return cut.encode("utf-8", "replace").decode("utf-8") if not _unicode(cut) else cut
+
+
 def validate_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any]:
     """The accepted answers, keyed by question id, in question order; raises
     `AnswerRejected` listing every problem (unknown ids, missing answers, bad values)."""
@@ -159,8 +182,9 @@ def validate_answers(questions: Sequence[Question], answers: Any) -> dict[str, A
     by_id = {q.question_id: q for q in questions}
     unknown = [qid for qid in answers if qid not in by_id]
     problems = [
-        # Cut: the id is the caller's input, and a problem list is not an echo of it.
-        {"question_id": str(qid)[:_SHOWN_ID], "problem": "no such question"}
+        # Cut: the id is the caller's input, and a problem list is not an echo of it;
+        # a lone surrogate in it is replaced, so the problem list is always valid text.
+        {"question_id": _shown(str(qid)), "problem": "no such question"}
         for qid in unknown[:_SHOWN_UNKNOWN]
     ]
     if len(unknown) > _SHOWN_UNKNOWN:

@@ -261,3 +261,12 @@ class WaitpointStore:
         if changed != 1:
             raise WaitpointConflict(current.id, settled.status)
         return settled
+
+    async def forget_session(self, tx: Tx, *, app_name: str, user_id: str, session_id: str) -> int:
+        """Inside the caller's transaction: deletes every waiting point of the session
+        (pending or settled: the session is being deleted); returns how many."""
+        return await tx.execute(
+            "DELETE FROM yx_waitpoints WHERE app_name = :app AND user_id = :user"
+            " AND session_id = :session",
+            {"app": app_name, "user": user_id, "session": session_id},
+        )

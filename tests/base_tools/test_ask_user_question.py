@@ -102,6 +102,38 @@ async def test_rejected_answer_changes_nothing_and_second_answer_conflicts(
     await runner.close()
 
 
+async def test_an_answer_with_a_lone_surrogate_is_rejected_and_the_run_resumes_later(
+    services: YuxiServices,
+) -> None:
+    """What a JSON "\\ud800" escape decodes to is not text any store can hold: refused
+    as an answer (the point stays pending), so a later valid answer still resumes."""
+    runner, _, plugin, session, _ = await ask(services, [COLOUR, NAME])
+    (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
+    lone = json.loads('"Ann \\ud800"')
+    for bad in (
+        {"colour": "red", "q-2": lone},
+        {"colour": {"other": lone}, "q-2": "Ann"},
+        {"colour": [lone], "q-2": "Ann"},
+        {"colour": "red", "q-2": "Ann", lone: "x"},
+    ):
+        with pytest.raises(AnswerRejected) as rejected:
+            await plugin.waitpoints.answer(point.id, bad, user_id=USER)
+        # The problem list is valid text (a lone surrogate key is not echoed as one).
+        json.dumps(rejected.value.to_dict(), ensure_ascii=False).encode("utf-8")
+        assert any(
+            "surrogate" in p["problem"] or p["problem"] == "no such question"
+            for p in rejected.value.problems
+        )
+        assert (await plugin.waitpoints.get(point.id, user_id=USER)).status == "pending"
+    answered = await plugin.waitpoints.answer(
+        point.id, {"colour": "red", "q-2": "Ann"}, user_id=USER
+    )
+    events = await run(runner, session.id, answered.resume_message())
+    assert responses(events, "ask_user_question")[0]["answers"]["q-2"] == "Ann"
+    assert await run_status(plugin, session.id) == ["completed"]
+    await runner.close()
+
+
 async def test_two_concurrent_answers_exactly_one_wins(services: YuxiServices, db_url: str) -> None:
     runner, _, plugin, _, _ = await ask(services, [COLOUR])
     (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items

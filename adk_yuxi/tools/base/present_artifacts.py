@@ -3,9 +3,12 @@
 The model names files by absolute virtual paths under `VIRTUAL_ROOT`; each maps into
 the user's workspace root (given to the App). Every path is checked before anything is
 saved: no ``..``, ``.`` or empty segment, no internal (dot) file or directory, no
-symlink that resolves outside the root, only regular files, within the size limits.
-One bad path and nothing is saved. The files then go through the artifact service, so
-each gets a new version and the event records it in ``artifact_delta`` (what `adk web`
+symlink that resolves outside the root, no control (category Cc) or bidirectional
+formatting character, only regular files with one link (a hard link may name a file
+outside the workspace), within the size limits. One bad path and nothing is saved.
+The files go through the artifact service, always session-scoped (a name ADK would
+read as user-scoped, ``user:…``, is saved under `_SAFE_PREFIX`, its card keeping the
+name), so each gets a new version and the event records it in ``artifact_delta`` (what `adk web`
 lists in its Artifacts tab).
 """
 
@@ -15,6 +18,7 @@ import logging
 import mimetypes
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,6 +37,15 @@ __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VIRTUAL_ROOT", "present_artifacts"]
 MAX_FILES = 20
 MAX_FILE_BYTES = 25 * 1024 * 1024
 NAME = "present_artifacts"
+# ADK's artifact services treat a name starting with this as the user's, shared by
+# every session (artifacts/*_artifact_service.py: `filename.startswith("user:")`).
+_ADK_USER_SCOPE = "user:"
+_SAFE_PREFIX = ".workspace/"
+"""Where a file whose name ADK would read as user-scoped is saved, in the session: no
+workspace file can have this name (internal dot names are never presented)."""
+# Bidirectional formatting characters (category Cf): they make a name read otherwise
+# than it is stored (``evil\u202etxt.exe``). Every Cc character (C0, DEL, C1) is refused too.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 logger = logging.getLogger("adk_yuxi.tools.present")
 
 
@@ -49,13 +62,22 @@ class _File:
     data: bytes
     mime_type: str
 
+    @property
+    def artifact_name(self) -> str:
+        """The session-scoped name it is saved under (see `_SAFE_PREFIX`)."""
+        return _SAFE_PREFIX + self.name if self.name.startswith(_ADK_USER_SCOPE) else self.name
+
 
 def _segments(path: str) -> list[str]:
     prefix = VIRTUAL_ROOT + "/"
     if not path.startswith(prefix):
         raise _Refused(f"must be an absolute path under {VIRTUAL_ROOT}/")
-    if "\\" in path or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
-        raise _Refused("contains a backslash or a control character")
+    if "\\" in path:
+        raise _Refused("contains a backslash")
+    # Cs: a lone surrogate would reach the file system as a raw byte (surrogateescape)
+    # and then fail as an artifact name, after the files before it were saved.
+    if any(ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs") for ch in path):
+        raise _Refused("contains a control, surrogate or bidirectional formatting character")
     parts = path[len(prefix) :].split("/")
     if any(p in ("", ".", "..") for p in parts):
         raise _Refused("has an empty, '.' or '..' segment")
@@ -78,16 +100,9 @@ def _check_opened(fd: int, root: Path) -> None:
         raise _Refused("is not a file in the workspace")
 
 
-def _read(root: Path, path: str) -> _File:
-    parts = _segments(path)
-    try:
-        resolved = root.joinpath(*parts).resolve(strict=True)
-    except (OSError, RuntimeError):
-        raise _Refused("is not a file in the workspace") from None
-    if not resolved.is_relative_to(root) or resolved == root:
-        raise _Refused("is not a file in the workspace")
-    if any(p.startswith(".") for p in resolved.relative_to(root).parts):
-        raise _Refused("names an internal file")
+def _read_file(resolved: Path, root: Path) -> bytes:
+    """The content of a regular workspace file, every property proved on the opened
+    descriptor: in the workspace, regular, one link, within the size limit."""
     # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the file
     # cannot be swapped for a symlink between the check above and the open.
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -100,6 +115,10 @@ def _read(root: Path, path: str) -> _File:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _Refused("is not a regular file")
+        if info.st_nlink > 1:
+            # A hard link has no "real" path to check: another name of the same file
+            # may lie outside the workspace (a secret linked in by another process).
+            raise _Refused("has more than one hard link, so it may be a file outside the workspace")
         if info.st_size > MAX_FILE_BYTES:
             raise _Refused(f"is larger than {MAX_FILE_BYTES} bytes")
         with os.fdopen(os.dup(fd), "rb") as handle:
@@ -108,6 +127,20 @@ def _read(root: Path, path: str) -> _File:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:
         raise _Refused(f"is larger than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def _read(root: Path, path: str) -> _File:
+    parts = _segments(path)
+    try:
+        resolved = root.joinpath(*parts).resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise _Refused("is not a file in the workspace") from None
+    if not resolved.is_relative_to(root) or resolved == root:
+        raise _Refused("is not a file in the workspace")
+    if any(p.startswith(".") for p in resolved.relative_to(root).parts):
+        raise _Refused("names an internal file")
+    data = _read_file(resolved, root)
     name = "/".join(parts)
     mime_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return _File(path=path, name=name, data=data, mime_type=mime_type)
@@ -127,8 +160,8 @@ async def present_artifacts(
 
     Pass absolute paths under /workspace/ of regular files you created or found there,
     e.g. ["/workspace/reports/summary.md"]. Either every file is presented or, if one
-    path is not acceptable, none is. Returns a card per file: name, path, mime_type,
-    size and version.
+    path is not acceptable, none is. Returns a card per file: name, artifact (the name
+    it is saved under), path, mime_type, size and version.
     """
     plugin = ledger_plugin_of(tool_context)
     try:
@@ -154,14 +187,17 @@ async def present_artifacts(
     for f in files:
         try:
             version = await tool_context.save_artifact(
-                f.name, types.Part.from_bytes(data=f.data, mime_type=f.mime_type)
+                f.artifact_name,
+                types.Part.from_bytes(data=f.data, mime_type=f.mime_type),
+                custom_metadata={"display_name": f.name},
             )
         except Exception:  # the artifact service failed mid-way: say what was saved
-            logger.exception("saving artifact %r failed", f.name)
+            logger.exception("saving artifact %r failed", f.artifact_name)
             return tool_error(ToolErrorCode.TOOL_FAILED, NAME, saved=cards)
         cards.append(
             {
                 "name": f.name,
+                "artifact": f.artifact_name,
                 "path": f.path,
                 "mime_type": f.mime_type,
                 "size": len(f.data),
