@@ -16,11 +16,13 @@ from tests.e2e._web import adk_web
 pytestmark = pytest.mark.slow
 
 
-def test_adk_web_from_the_repository_root_resolves_the_schemes(tmp_path: Path) -> None:
+def test_adk_web_agents_from_the_repository_root_resolves_the_schemes(tmp_path: Path) -> None:
+    """`adk web agents` imports agents/services.py, which registers the yuxi+ schemes (the
+    repository root is no importable package: the wheel holds adk_yuxi alone)."""
     uri = f"yuxi+sqlite:///{tmp_path / 'root.db'}"
     flags = ("--session_service_uri", uri, "--memory_service_uri", uri)
     flags += ("--artifact_service_uri", uri)
-    with adk_web(*flags, agents=".", cwd=REPO, log=tmp_path / "web.log") as base:
+    with adk_web(*flags, agents="agents", cwd=REPO, log=tmp_path / "web.log") as base:
         created = httpx.post(f"{base}/apps/assistant/users/u/sessions/kept", json={}, timeout=10)
         assert created.status_code == 200, created.text
     assert "Traceback" not in (tmp_path / "web.log").read_text()
