@@ -47,7 +47,7 @@ def test_create_ingest_list_query(tmp_path: Path) -> None:
     typo = tmp_path / "no" / "such" / "kb.db"
     for args in (("list",), ("query", "hb", "x"), ("ingest", "hb", "guide.md")):
         wrong = yuxi("kb", *args, "--db", str(typo), cwd=tmp_path)
-        assert wrong.returncode == 1 and "no knowledge database at" in wrong.stderr
+        assert wrong.returncode == 1 and "no database at" in wrong.stderr
     assert not (tmp_path / "no").exists()
 
 
