@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ._api_banner import startup_banner
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 
@@ -99,6 +100,7 @@ def serve_api(
         asyncio.run(_prepare_database(config.database_url))
     except (YuxiError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(startup_banner(app, config, host, port), err=True)
     tune_for_serving(gc_threshold)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
 

@@ -92,7 +92,7 @@ def create(
         )
     creator = DEFAULT_OWNER if owner is None else owner
 
-    async def work(store: Any) -> tuple[Any, bool]:
+    async def work(store: Any) -> Any:
         access = AccessRepository(store.store)
         try:
             await access.get_user(creator)
@@ -104,22 +104,35 @@ def create(
                 f"no user {owner!r} in this database: add it with `yuxi access user add"
                 f" {owner}`, or leave out --owner to own the base as {DEFAULT_OWNER!r}"
             )
+        if not known:  # checked first, so a refused base adds no user
+            await _check_new_base(store, name, kb_id)
+            await access.save_user(User(id=creator, name="Knowledge base owner"))
+            click.echo(
+                f"added the user {creator!r} (role user) to own {name!r}, since no --owner"
+                " was given; `--owner USER` names an existing user instead",
+                err=True,
+            )
         share = ShareConfig.public() if public else ShareConfig.private()
-        made = await store.create_kb(
+        return await store.create_kb(
             name, creator_id=creator, share=share, description=description, kb_id=kb_id
         )
-        if not known:  # after the base, so a refused base leaves no user behind
-            await access.save_user(User(id=creator, name="Knowledge base owner"))
-        return made, not known
 
-    made, added = _run(db, work, existing=False)
-    if added:
-        click.echo(
-            f"added the user {DEFAULT_OWNER!r} (role user) to own {made.name!r}, since no"
-            " --owner was given; `--owner USER` names an existing user instead",
-            err=True,
-        )
+    made = _run(db, work, existing=False)
     click.echo(f"{made.kb_id}\t{made.name}")
+
+
+async def _check_new_base(store: Any, name: str, kb_id: str | None) -> None:
+    """What `create_kb` would refuse about the name and id, checked before it runs."""
+    from adk_yuxi.knowledge import InvalidKnowledgeRequestError
+    from adk_yuxi.knowledge._ids import check_ident, check_kb_name
+
+    wanted_name = check_kb_name(name)
+    wanted_id = check_ident(kb_id, "kb_id") if kb_id is not None else None
+    for base in await store.list_kbs():
+        if base.name == wanted_name or base.kb_id == wanted_id:
+            raise InvalidKnowledgeRequestError(
+                f"a knowledge base with the id {base.kb_id!r} or the name {base.name!r} exists"
+            )
 
 
 @kb.command("ingest")
