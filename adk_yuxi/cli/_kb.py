@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -145,9 +144,10 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
     A folder is walked in name order; hidden entries, symbolic links and files no
     converter reads are skipped with a note. A file of the same name is replaced.
     """
+    from adk_yuxi.documents import DEFAULT_MAX_BYTES
     from adk_yuxi.knowledge import TerminalProgress
 
-    from ._kb_files import plan_ingest
+    from ._kb_files import plan_ingest, read_walked
 
     plan = plan_ingest(paths)
     for note in plan.skipped:
@@ -159,10 +159,14 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
     async def work(store: Any) -> list[Any]:
         await store.get_kb(kb_id)
         done = []
-        for number, path in enumerate(plan.files, start=1):
-            label = path.name if total == 1 else f"[{number}/{total}] {path.name}"
-            progress = TerminalProgress(label, sys.stderr)
-            done.append(await store.ingest(kb_id, path, progress=progress))
+        for number, file in enumerate(plan.files, start=1):
+            name = file.path.name
+            progress = TerminalProgress(name if total == 1 else f"[{number}/{total}] {name}")
+            if file.folder is None:  # named by the user: taken as given
+                source: Path | bytes = file.path
+            else:
+                source = await asyncio.to_thread(read_walked, file, DEFAULT_MAX_BYTES)
+            done.append(await store.ingest(kb_id, source, name=name, progress=progress))
         return done
 
     for file in _run(db, work):

@@ -6,9 +6,12 @@ import os
 import sqlite3
 from pathlib import Path
 
+import click
+import pytest
 from click.testing import CliRunner, Result
 
 from adk_yuxi.cli import main
+from adk_yuxi.cli._kb_files import plan_ingest, read_walked
 
 
 def yuxi(*args: str) -> Result:
@@ -97,3 +100,26 @@ def test_create_needs_an_existing_owner_or_says_whom_it_added(tmp_path: Path) ->
     assert users(db) == ["admin", "ann"]
     again = yuxi("kb", "create", "Third", "--id", "t", "--db", str(db))
     assert again.output == "t\tThird\n"  # the owner exists now: nothing to say
+
+
+def test_a_walked_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "notes.md").write_text("Notes.\n")
+    (docs / "sub" / "deep.md").write_text("Deep.\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("PRIVATE\n")
+    plan = plan_ingest((docs,))
+    assert [f.path.name for f in plan.files] == ["notes.md", "deep.md"]
+    assert read_walked(plan.files[0], 1000) == b"Notes.\n"
+    # The file becomes a link, and the folder holding the other one a link out.
+    (docs / "notes.md").unlink()
+    os.symlink(secret, docs / "notes.md")
+    (docs / "sub" / "deep.md").unlink()
+    (docs / "sub").rmdir()
+    os.symlink(tmp_path, docs / "sub")
+    (tmp_path / "deep.md").write_text("PRIVATE\n")
+    for planned in plan.files:
+        with pytest.raises(click.ClickException) as caught:
+            read_walked(planned, 1000)
+        assert str(planned.path) in caught.value.message
