@@ -94,3 +94,18 @@ def test_every_db_option_says_what_it_accepts() -> None:
         for spelling in ("sqlite:///", "postgresql://", "sqlite+aiosqlite://", "yuxi+sqlite://"):
             assert spelling in text, (command, spelling)
         assert "$YUXI_DATABASE_URL, else .yuxi/yuxi.db" in text, command
+
+
+def test_a_retired_variable_is_named_not_silently_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    old = f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}"
+    listed = yuxi("access", "user", "list", env={"YUXI_API_DB": old})
+    assert listed.exit_code == 0
+    assert "note: YUXI_API_DB is no longer read; every command uses YUXI_DATABASE_URL" in (
+        listed.output
+    )
+    assert (tmp_path / ".yuxi" / "yuxi.db").exists() and not (tmp_path / "platform.db").exists()
+    quiet = yuxi("access", "user", "list", "--db", "x.db", env={"YUXI_API_DB": old})
+    assert quiet.exit_code == 0 and "no longer read" not in quiet.output
