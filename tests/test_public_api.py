@@ -237,6 +237,8 @@ PUBLIC: dict[str, set[str]] = {
     },
     "adk_yuxi.storage": {
         "ArtifactTooLargeError",
+        "DATABASE_URL_ENV",
+        "DEFAULT_DATABASE_URL",
         "DatabaseError",
         "DatabaseUnavailableError",
         "InvalidArtifactError",
@@ -254,6 +256,7 @@ PUBLIC: dict[str, set[str]] = {
         "UnsupportedDatabaseUrlError",
         "YuxiServices",
         "YuxiStorageError",
+        "database_url",
         "open_services",
         "register_service_schemes",
     },

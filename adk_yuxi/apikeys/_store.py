@@ -192,3 +192,25 @@ class ApiKeyStore:
                 {"user": user_id},
             )
         return [_row(r) for r in rows]
+
+    async def get_key(self, key_id: str) -> ApiKey:
+        """The stored key `key_id` (`ApiKeyNotFound` if none), for the database's operator:
+        no rights check, so it is not for a request's caller."""
+        async with self._store.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM yx_api_keys WHERE id = :id", {"id": key_id}
+            )
+        if row is None:
+            raise ApiKeyNotFound(key_id)
+        return _row(row)
+
+    async def all_keys(self, user_id: str | None = None) -> list[ApiKey]:
+        """Every key, or those of `user_id`, newest first: the operator's view (`yuxi
+        api-key list`), with no rights check; a request's caller goes through `list_keys`."""
+        where, params = ("WHERE user_id = :user", {"user": user_id}) if user_id else ("", {})
+        async with self._store.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_COLUMNS} FROM yx_api_keys {where} ORDER BY created_at DESC, id DESC",
+                params,
+            )
+        return [_row(r) for r in rows]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from ._api import DB_OPTION, database_url
+from ._database import DB_OPTION
 
 if TYPE_CHECKING:
     from adk_yuxi.access import AccessRepository, ResourceRecord, Scope
@@ -66,7 +66,7 @@ def _run(db: str, work: Callable[[AccessRepository], Awaitable[T]]) -> T:
     from adk_yuxi.errors import YuxiError
 
     async def main() -> T:
-        repository = AccessRepository(database_url(db))
+        repository = AccessRepository(db)
         try:
             await repository.prepare()
             return await work(repository)
@@ -138,6 +138,7 @@ def disable_user(user_id: str, db: str) -> None:
 @click.argument("user_id")
 @DB_OPTION
 def enable_user(user_id: str, db: str) -> None:
+    """Lets a disabled user in again: runs and the user's live API keys work at once."""
     _set_active(user_id, db, True)
 
 

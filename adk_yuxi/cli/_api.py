@@ -1,4 +1,4 @@
-"""`yuxi serve api` and `yuxi api-key issue`: the host API from a terminal."""
+"""`yuxi serve api`: the host API from a terminal (its keys: `_api_keys`)."""
 
 from __future__ import annotations
 
@@ -8,24 +8,11 @@ from pathlib import Path
 
 import click
 
+from ._api_banner import startup_banner
+from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 
-__all__ = ["DB_OPTION", "add_api_commands", "database_url"]
-
-DEFAULT_DB = "sqlite+aiosqlite:///.yuxi/platform.db"
-
-
-def database_url(db: str) -> str:
-    """A database URL, or a plain SQLite file path turned into one."""
-    return db if "://" in db else f"sqlite+aiosqlite:///{Path(db).expanduser()}"
-
-
-DB_OPTION = click.option(
-    "--db",
-    default=lambda: os.environ.get("YUXI_API_DB", DEFAULT_DB),
-    show_default="$YUXI_API_DB or " + DEFAULT_DB,
-    help="Platform database URL (sqlite+aiosqlite:///..., postgresql+asyncpg://...) or file.",
-)
+__all__ = ["add_api_commands"]
 
 
 @click.command("api")
@@ -115,7 +102,7 @@ def serve_api(
             shown = ", ".join(map(str, agent_paths))
             raise click.ClickException(f"no agent config (*.yaml, *.yml) in {shown}")
         config = ApiConfig(
-            database_url=database_url(db),
+            database_url=db,
             agents=catalog,  # one catalog: every root agent with its tree
             workspace_root=workspaces,
             blob_dir=blobs,
@@ -133,6 +120,7 @@ def serve_api(
         asyncio.run(_prepare_database(config.database_url))
     except (YuxiError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    click.echo(startup_banner(app, config, host, port), err=True)
     tune_for_serving(gc_threshold)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
 
@@ -147,44 +135,8 @@ async def _prepare_database(url: str) -> None:
         await services.close()
 
 
-@click.group("api-key")
-def api_key() -> None:
-    """Issue and revoke the host API's keys (as the database's operator)."""
-
-
-@api_key.command("issue")
-@DB_OPTION
-@click.option("--user", "user_id", required=True, help="The user the key acts as.")
-@click.option("--by", "issued_by", default=None, help="Issuer (default: the user itself).")
-@click.option("--label", default="", help="A note kept with the key.")
-@click.option("--ttl", "ttl_seconds", type=float, default=None, help="Lifetime in seconds.")
-def issue(
-    db: str, user_id: str, issued_by: str | None, label: str, ttl_seconds: float | None
-) -> None:
-    """Print a new key's token (shown once; only its hash is stored)."""
-    from adk_yuxi.apikeys import ApiKeyForbidden, ApiKeyStore
-    from adk_yuxi.errors import YuxiError
-    from adk_yuxi.storage import open_services
-
-    async def work() -> str:
-        services = open_services(database_url(db))
-        try:
-            issued = await ApiKeyStore(services.store).issue(
-                user_id, issued_by=issued_by or user_id, label=label, ttl_seconds=ttl_seconds
-            )
-            return issued.token
-        finally:
-            await services.close()
-
-    try:
-        click.echo(asyncio.run(work()))
-    except ApiKeyForbidden as exc:
-        hint = "see `yuxi access user add ID` and `yuxi access user enable ID`"
-        raise click.ClickException(f"{exc} ({hint})") from None
-    except (YuxiError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-
-
 def add_api_commands(main: click.Group, serve: click.Group) -> None:
+    from ._api_keys import api_key
+
     serve.add_command(serve_api)
     main.add_command(api_key)

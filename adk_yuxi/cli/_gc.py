@@ -24,6 +24,7 @@ GC_OPTION = click.option(
     default=DEFAULT_GEN0_THRESHOLD,
     show_default=True,
     type=click.IntRange(min=0),
+    hidden=True,  # a tuning knob for benchmarks, not a user setting
     help="Young-generation threshold of the garbage collector, with the startup heap"
     " frozen; 0 keeps CPython's defaults.",
 )

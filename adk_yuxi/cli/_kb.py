@@ -9,45 +9,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 
 __all__ = ["kb", "serve"]
 
 T = TypeVar("T")
-DEFAULT_DB = "sqlite+aiosqlite:///.yuxi/knowledge.db"
 DEFAULT_KEY = Path(".yuxi/knowledge-key.jwk")
-
-
-def _url(db: str) -> str:
-    """A database URL, or a plain SQLite file path turned into one."""
-    return db if "://" in db else f"sqlite+aiosqlite:///{Path(db).expanduser()}"
-
-
-_DB_OPTION = click.option(
-    "--db",
-    default=lambda: os.environ.get("YUXI_KNOWLEDGE_DB", DEFAULT_DB),
-    show_default="$YUXI_KNOWLEDGE_DB or " + DEFAULT_DB,
-    help="Database URL (sqlite+aiosqlite:///..., postgresql+asyncpg://...) or SQLite file.",
-)
+DEFAULT_OWNER = "admin"
 
 
 def _missing_sqlite_file(url: str) -> Path | None:
     """The SQLite file a URL names, if it does not exist yet (None otherwise)."""
     from adk_yuxi._sql.urls import parse_database_url
-    from adk_yuxi.errors import YuxiError
 
-    try:
-        target = parse_database_url(url)
-    except YuxiError:
-        return None  # the store reports a bad URL in its own words
+    target = parse_database_url(url)  # checked already by --db
     if target.backend != "sqlite" or not target.url.database:
         return None
     path = Path(target.url.database).expanduser()
@@ -60,14 +42,12 @@ def _run(db: str, work: Callable[[Any], Awaitable[T]], *, existing: bool = True)
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.knowledge import KnowledgeStore
 
-    missing = _missing_sqlite_file(_url(db)) if existing else None
+    missing = _missing_sqlite_file(db) if existing else None
     if missing is not None:
-        raise click.ClickException(
-            f"no knowledge database at {missing} (`yuxi kb create` makes one)"
-        )
+        raise click.ClickException(f"no database at {missing} (`yuxi kb create` makes one there)")
 
     async def main() -> T:
-        store = KnowledgeStore(_url(db))
+        store = KnowledgeStore(db)
         try:
             await store.prepare()
             return await work(store)
@@ -89,46 +69,104 @@ def kb() -> None:
 @click.argument("name")
 @click.option("--id", "kb_id", help="The knowledge base id (default: generated).")
 @click.option("--description", default="", help="What the knowledge base holds.")
-@click.option("--owner", default="admin", show_default=True, help="The creator's user id.")
+@click.option(
+    "--owner",
+    default=None,
+    help="The creator: an existing user (`yuxi access user add`). Without it the base"
+    f" belongs to the user {DEFAULT_OWNER!r}, which is added (role user) if missing.",
+)
 @click.option("--public", is_flag=True, help="Let every user read it (default: owner only).")
-@_DB_OPTION
+@DB_OPTION
 def create(
-    name: str, kb_id: str | None, description: str, owner: str, public: bool, db: str
+    name: str, kb_id: str | None, description: str, owner: str | None, public: bool, db: str
 ) -> None:
-    """Create a knowledge base NAME."""
+    """Create a knowledge base NAME (the database is created if it does not exist)."""
     from adk_yuxi.access import AccessRepository, NotFoundError, ShareConfig, User
+
+    missing = _missing_sqlite_file(db)
+    if owner is not None and missing is not None:
+        raise click.ClickException(
+            f"no user {owner!r}: there is no database at {missing} yet"
+            f" (`yuxi access user add {owner}` creates both)"
+        )
+    creator = DEFAULT_OWNER if owner is None else owner
 
     async def work(store: Any) -> Any:
         access = AccessRepository(store.store)
         try:
-            await access.get_user(owner)
+            await access.get_user(creator)
+            known = True
         except NotFoundError:
-            await access.save_user(User(id=owner))
-            click.echo(f"created user {owner!r}", err=True)
+            known = False
+        if not known and owner is not None:
+            raise click.ClickException(
+                f"no user {owner!r} in this database: add it with `yuxi access user add"
+                f" {owner}`, or leave out --owner to own the base as {DEFAULT_OWNER!r}"
+            )
+        if not known:  # checked first, so a refused base adds no user
+            await _check_new_base(store, name, kb_id)
+            await access.save_user(User(id=creator, name="Knowledge base owner"))
+            click.echo(
+                f"added the user {creator!r} (role user) to own {name!r}, since no --owner"
+                " was given; `--owner USER` names an existing user instead",
+                err=True,
+            )
         share = ShareConfig.public() if public else ShareConfig.private()
         return await store.create_kb(
-            name, creator_id=owner, share=share, description=description, kb_id=kb_id
+            name, creator_id=creator, share=share, description=description, kb_id=kb_id
         )
 
     made = _run(db, work, existing=False)
     click.echo(f"{made.kb_id}\t{made.name}")
 
 
+async def _check_new_base(store: Any, name: str, kb_id: str | None) -> None:
+    """What `create_kb` would refuse about the name and id, checked before it runs."""
+    from adk_yuxi.knowledge import InvalidKnowledgeRequestError
+    from adk_yuxi.knowledge._ids import check_ident, check_kb_name
+
+    wanted_name = check_kb_name(name)
+    wanted_id = check_ident(kb_id, "kb_id") if kb_id is not None else None
+    for base in await store.list_kbs():
+        if base.name == wanted_name or base.kb_id == wanted_id:
+            raise InvalidKnowledgeRequestError(
+                f"a knowledge base with the id {base.kb_id!r} or the name {base.name!r} exists"
+            )
+
+
 @kb.command("ingest")
 @click.argument("kb_id")
-@click.argument(
-    "paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
-@_DB_OPTION
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@DB_OPTION
 def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
-    """Add files to KB_ID (a file of the same name is replaced), with progress."""
+    """Add files, or every file in folders, to KB_ID, with progress.
+
+    A folder is walked in name order; hidden entries, symbolic links and files no
+    converter reads are skipped with a note. A file of the same name is replaced.
+    """
+    from adk_yuxi.documents import DEFAULT_MAX_BYTES
     from adk_yuxi.knowledge import TerminalProgress
 
+    from ._kb_files import plan_ingest, read_walked
+
+    plan = plan_ingest(paths)
+    for note in plan.skipped:
+        click.echo(f"skipped {note}", err=True)
+    if not plan.files:
+        raise click.ClickException("no file to ingest in " + ", ".join(map(str, paths)))
+    total = len(plan.files)
+
     async def work(store: Any) -> list[Any]:
+        await store.get_kb(kb_id)
         done = []
-        for path in paths:
-            progress = TerminalProgress(path.name, sys.stderr)
-            done.append(await store.ingest(kb_id, path, progress=progress))
+        for number, file in enumerate(plan.files, start=1):
+            name = file.path.name
+            progress = TerminalProgress(name if total == 1 else f"[{number}/{total}] {name}")
+            if file.folder is None:  # named by the user: taken as given
+                source: Path | bytes = file.path
+            else:
+                source = await asyncio.to_thread(read_walked, file, DEFAULT_MAX_BYTES)
+            done.append(await store.ingest(kb_id, source, name=name, progress=progress))
         return done
 
     for file in _run(db, work):
@@ -137,7 +175,7 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
 
 @kb.command("list")
 @click.argument("kb_id", required=False)
-@_DB_OPTION
+@DB_OPTION
 def list_(kb_id: str | None, db: str) -> None:
     """List the knowledge bases, or the files of KB_ID."""
 
@@ -158,7 +196,7 @@ def list_(kb_id: str | None, db: str) -> None:
 @click.argument("kb_id")
 @click.argument("question")
 @click.option("--top-k", default=5, show_default=True, type=click.IntRange(1, 50))
-@_DB_OPTION
+@DB_OPTION
 def query(kb_id: str, question: str, top_k: int, db: str) -> None:
     """Search KB_ID for QUESTION and print the ranked chunks."""
 
@@ -182,7 +220,7 @@ def serve() -> None:
 
 
 @serve.command("knowledge")
-@_DB_OPTION
+@DB_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
 @click.option(
@@ -226,7 +264,7 @@ def serve_knowledge(
         raise click.ClickException(f"cannot create the key file {key}: {exc.strerror}") from None
 
     async def main() -> None:
-        store = KnowledgeStore(_url(db))
+        store = KnowledgeStore(db)
         await store.prepare()
         service = KnowledgeService(store, AccessRepository(store.store), verifier)
         server = build_knowledge_server(service)

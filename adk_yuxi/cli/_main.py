@@ -42,6 +42,7 @@ def demo(db_path: Path) -> None:
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the catalog as JSON.")
+@click.option("--long", "long_", is_flag=True, help="Print whole descriptions, not summaries.")
 @click.option(
     "--import",
     "modules",
@@ -57,7 +58,7 @@ def demo(db_path: Path) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Import this agent folder first, as `adk run` would. Repeatable.",
 )
-def tools(as_json: bool, modules: tuple[str, ...], agents: tuple[Path, ...]) -> None:
+def tools(as_json: bool, long_: bool, modules: tuple[str, ...], agents: tuple[Path, ...]) -> None:
     """List the registered tools: the built-in ones and those of --import / --agent."""
     import adk_yuxi.tools.builtin  # noqa: F401
     from adk_yuxi.tools import catalog
@@ -70,10 +71,12 @@ def tools(as_json: bool, modules: tuple[str, ...], agents: tuple[Path, ...]) -> 
     if as_json:
         click.echo(json.dumps([e.to_dict() for e in entries], ensure_ascii=False, indent=2))
         return
+    from ._columns import indented
+
     for entry in entries:
         tags = ", ".join(entry.tags)
         click.echo(f"{entry.id:<20} {entry.display_name:<22} [{entry.category}] {tags}")
-        click.echo(f"{'':<20} {entry.description}")
+        click.echo(indented(entry.description, 21, whole=long_))
 
 
 @main.command()

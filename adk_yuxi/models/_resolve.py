@@ -108,7 +108,10 @@ def _has_google_credentials() -> bool:
 def _react(value: str, inner: str) -> BaseLlm:
     if not inner or inner.startswith(REACT_PREFIX):
         raise ModelConfigError(value, f"'{REACT_PREFIX}' must be followed by one other model form")
-    return ReactLlm(inner=resolve_model(inner))
+    try:
+        return ReactLlm(inner=resolve_model(inner))
+    except ModelConfigError as exc:  # reported with the value the user set
+        raise ModelConfigError(value, f"{inner!r} after '{REACT_PREFIX}': {exc.reason}") from None
 
 
 def _unknown(raw: str, name: str, exc: Exception) -> ModelConfigError:

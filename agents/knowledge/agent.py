@@ -8,13 +8,15 @@ its own database connections), ingests `corpus/` into the public knowledge base
 delegation minted for the current user and session; the server re-checks that user's
 read right at each call.
 
-The database is `YUXI_KNOWLEDGE_DB` (default `.yuxi/knowledge-sample.db`, relative to
-where `adk` runs). Any user id is a local user: one is added to the database the first
-time it runs the agent. On the offline demo model, ask a question and it calls
-`list_kbs`, then `query_kb`, and quotes the best passage.
+The database is the one every `yuxi` command uses: `YUXI_DATABASE_URL`, else
+`.yuxi/yuxi.db` relative to where `adk` runs. So the bases `yuxi kb create` and
+`yuxi kb ingest` fill there are searched too, beside the sample `handbook`, which is
+seeded only while that database has no base of that id. Any user id is a local user:
+one is added to the database the first time it runs the agent. On the offline demo
+model, ask a question and it calls `list_kbs`, then `query_kb` on each base, and
+quotes the best passage.
 """
 
-import os
 from pathlib import Path
 
 from google.adk.apps import App
@@ -39,38 +41,49 @@ from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.models import resolve_agent_model
 from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.skills import SkillCatalog
+from adk_yuxi.storage import database_url
 from adk_yuxi.tools import default_registry
 
-DB = os.environ.get("YUXI_KNOWLEDGE_DB", "sqlite+aiosqlite:///.yuxi/knowledge-sample.db")
+DB = database_url()
 CORPUS = Path(__file__).with_name("corpus")
 KB_ID = "handbook"
 
 
 async def seed(store: KnowledgeStore) -> None:
-    """The sample base, readable by everyone, and the skill shared with everyone."""
+    """The sample base, readable by everyone, and the skill shared with everyone; each
+    only where the database has none yet, so an operator's own changes stay."""
     access = AccessRepository(store.store)
+    try:
+        await access.get_resource(ResourceKind.SKILL, KNOWLEDGE_SKILL_NAME)
+    except NotFoundError:
+        await _librarian(access)
+        await access.save_resource(
+            ResourceRecord(
+                kind=ResourceKind.SKILL,
+                id=KNOWLEDGE_SKILL_NAME,
+                creator_id="librarian",
+                share=ShareConfig.public(),
+            )
+        )
+    if KB_ID in {kb.kb_id for kb in await store.list_kbs()}:
+        return
+    await _librarian(access)
+    await store.create_kb(
+        "Lantern Harbor handbook",
+        kb_id=KB_ID,
+        creator_id="librarian",
+        share=ShareConfig.public(),
+        description="Travel, onboarding, 报销制度 and 数据库运维 of a fictional lab.",
+    )
+    for path in sorted(CORPUS.glob("*.md")):
+        await store.ingest(KB_ID, path)
+
+
+async def _librarian(access: AccessRepository) -> None:
     try:
         await access.get_user("librarian")
     except NotFoundError:
         await access.save_user(User(id="librarian", name="Sample corpus owner"))
-    if KB_ID not in {kb.kb_id for kb in await store.list_kbs()}:
-        await store.create_kb(
-            "Lantern Harbor handbook",
-            kb_id=KB_ID,
-            creator_id="librarian",
-            share=ShareConfig.public(),
-            description="Travel, onboarding, 报销制度 and 数据库运维 of a fictional lab.",
-        )
-    await access.save_resource(
-        ResourceRecord(
-            kind=ResourceKind.SKILL,
-            id=KNOWLEDGE_SKILL_NAME,
-            creator_id="librarian",
-            share=ShareConfig.public(),
-        )
-    )
-    for path in sorted(CORPUS.glob("*.md")):
-        await store.ingest(KB_ID, path)
 
 
 class LocalUsers:

@@ -11,9 +11,10 @@ the URL carries) both work without an access database. Revocation is therefore n
 here; a host service passes `AccessRepository.load_principal` and `repository=` instead.
 
 The base tools act through a `LedgerPlugin`: runs, waiting points and marks go to the
-SQL database `YUXI_RECORDS_DB` names (default `.yuxi/records.db`, relative to where `adk`
-runs), and `present_artifacts` reads each user's files under `YUXI_WORKSPACES/<user id>`
-(default `.yuxi/workspaces`), shown to the model as `/workspace/...`.
+database every `yuxi` command uses (`YUXI_DATABASE_URL`, else `.yuxi/yuxi.db`, relative
+to where `adk` runs), and `present_artifacts` reads each user's files under
+`YUXI_WORKSPACES/<user id>` (default `.yuxi/workspaces`), shown to the model as
+`/workspace/...`.
 """
 
 import os
@@ -28,6 +29,7 @@ from adk_yuxi.models import resolve_agent_model
 from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.skills.builtin import BUILTIN_SKILLS_DIR
+from adk_yuxi.storage import database_url
 from adk_yuxi.tools import default_registry
 
 skills = SkillCatalog(default_registry, McpServerRegistry())
@@ -50,7 +52,7 @@ config = AgentConfig(
 )
 
 ledger = LedgerPlugin(
-    os.environ.get("YUXI_RECORDS_DB", "sqlite+aiosqlite:///.yuxi/records.db"),
+    database_url(),
     workspace=per_user_workspaces(os.environ.get("YUXI_WORKSPACES", ".yuxi/workspaces")),
 )
 app: App = build_app(

@@ -47,14 +47,16 @@ def test_create_ingest_list_query(tmp_path: Path) -> None:
     typo = tmp_path / "no" / "such" / "kb.db"
     for args in (("list",), ("query", "hb", "x"), ("ingest", "hb", "guide.md")):
         wrong = yuxi("kb", *args, "--db", str(typo), cwd=tmp_path)
-        assert wrong.returncode == 1 and "no knowledge database at" in wrong.stderr
+        assert wrong.returncode == 1 and "no database at" in wrong.stderr
     assert not (tmp_path / "no").exists()
 
 
 def test_serve_knowledge_over_http(tmp_path: Path) -> None:
     db = str(tmp_path / "kb.db")
     (tmp_path / "hours.txt").write_text("Office hours are 9 to 5.")
-    assert yuxi("kb", "create", "Hours", "--id", "h", "--owner", "ann", "--db", db, cwd=tmp_path)
+    assert yuxi("access", "user", "add", "ann", "--db", db, cwd=tmp_path).returncode == 0
+    made = yuxi("kb", "create", "Hours", "--id", "h", "--owner", "ann", "--db", db, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
     assert yuxi("kb", "ingest", "h", "hours.txt", "--db", db, cwd=tmp_path).returncode == 0
     port = free_port()
     key = tmp_path / "key.jwk"
@@ -101,7 +103,9 @@ def test_serve_knowledge_over_stdio_takes_the_delegation_from_meta(tmp_path: Pat
 
     db = str(tmp_path / "kb.db")
     (tmp_path / "hours.txt").write_text("The library opens at eight.")
-    assert yuxi("kb", "create", "Lib", "--id", "lib", "--owner", "ann", "--db", db, cwd=tmp_path)
+    assert yuxi("access", "user", "add", "ann", "--db", db, cwd=tmp_path).returncode == 0
+    made = yuxi("kb", "create", "Lib", "--id", "lib", "--owner", "ann", "--db", db, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
     assert yuxi("kb", "ingest", "lib", "hours.txt", "--db", db, cwd=tmp_path).returncode == 0
     key = tmp_path / "key.jwk"
     keys = DelegationKeys.load_or_create(key)

@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 _RECORDS = Path(tempfile.mkdtemp(prefix="yuxi-cli-records-"))
-"""Where agent folders keep their run ledger and workspaces in tests, not the checkout."""
+"""Where agent folders keep their database and workspaces in tests, not the checkout."""
 
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -20,9 +20,8 @@ def cli_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("YUXI_MODEL", "OPENAI_API_KEY")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
     env["PYTHONUNBUFFERED"] = "1"
-    env.setdefault("YUXI_RECORDS_DB", f"sqlite+aiosqlite:///{_RECORDS / 'records.db'}")
+    env.setdefault("YUXI_DATABASE_URL", f"sqlite+aiosqlite:///{_RECORDS / 'yuxi.db'}")
     env.setdefault("YUXI_WORKSPACES", str(_RECORDS / "workspaces"))
-    env.setdefault("YUXI_KNOWLEDGE_DB", f"sqlite+aiosqlite:///{_RECORDS / 'knowledge.db'}")
     env.update(extra)
     return env
 

@@ -1,13 +1,15 @@
 """`adk run agents/knowledge`: the offline demo model answers from the sample corpus
-through the built-in knowledge server, in Chinese and in English."""
+through the built-in knowledge server, in Chinese and in English, and from what
+`yuxi kb ingest` put into the same default database."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tests.e2e._cli import BIN, run_command
+from tests.e2e._cli import BIN, REPO, run_command
 
 pytestmark = pytest.mark.slow
 
@@ -17,10 +19,51 @@ def test_adk_run_knowledge_quotes_the_corpus(tmp_path: Path) -> None:
     done = run_command(
         [str(BIN / "adk"), "run", "--in_memory", "agents/knowledge"],
         stdin=script,
-        YUXI_KNOWLEDGE_DB=f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}",
+        YUXI_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}",
     )
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "“费用发生后 30 天内提交报销申请，超过 90 天的单据财务系统不予受理。”" in out
     assert "(报销制度.md, lines" in out
     assert "up to three days a week" in out and "(onboarding.md, lines" in out
+
+
+def test_the_agent_answers_from_what_yuxi_kb_ingest_put_into_the_default_database(
+    tmp_path: Path,
+) -> None:
+    """No --db and no variable anywhere: the CLI and the agent meet in .yuxi/yuxi.db."""
+    docs = tmp_path / "docs"
+    (docs / "ops").mkdir(parents=True)
+    (docs / "ops" / "kiln.md").write_text(
+        "# Kiln\n\nThe ceramics kiln is fired every second Thursday at dawn.\n"
+    )
+    (docs / "cafe.txt").write_text("The cafeteria serves noodles on Mondays.\n")
+    (docs / ".draft.md").write_text("The kiln is fired daily.\n")  # hidden: skipped
+    unset = {"YUXI_DATABASE_URL": ""}
+    made = run_command(
+        [str(BIN / "yuxi"), "kb", "create", "Studio", "--id", "studio", "--public"],
+        cwd=tmp_path,
+        **unset,
+    )
+    assert made.returncode == 0, made.stderr
+    added = run_command(
+        [str(BIN / "yuxi"), "kb", "ingest", "studio", "docs"], cwd=tmp_path, **unset
+    )
+    assert added.returncode == 0, added.stderr
+    assert "skipped docs/.draft.md (hidden)" in added.stderr
+    assert [line.split("\t")[1] for line in added.stdout.splitlines()] == ["cafe.txt", "kiln.md"]
+    asked = run_command(
+        [str(BIN / "adk"), "run", "--in_memory", str(REPO / "agents" / "knowledge")],
+        stdin="ceramics kiln?\nexit\n",
+        cwd=tmp_path,
+        **unset,
+    )
+    assert asked.returncode == 0, asked.stderr[-2000:]
+    assert "“The ceramics kiln is fired every second Thursday at dawn.” (kiln.md, lines" in (
+        asked.stdout
+    )
+    # One file holds both: the operator's base and the sample base seeded beside it.
+    assert sorted(p.name for p in (tmp_path / ".yuxi").glob("*.db")) == ["yuxi.db"]
+    with sqlite3.connect(tmp_path / ".yuxi" / "yuxi.db") as conn:
+        bases = {row[0] for row in conn.execute("SELECT kb_id FROM yx_kb_bases")}
+    assert bases == {"studio", "handbook"}

@@ -23,15 +23,14 @@ IN_MEMORY = ("--session_service_uri", "memory://", "--artifact_service_uri", "me
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the skilled app keeps its ledger database and its users' workspaces."""
+    """Where the apps keep their database and the skilled app its users' workspaces."""
     return tmp_path_factory.mktemp("records")
 
 
 def records_env(folder: Path) -> dict[str, str]:
     return {
-        "YUXI_RECORDS_DB": f"sqlite+aiosqlite:///{folder / 'records.db'}",
+        "YUXI_DATABASE_URL": f"sqlite+aiosqlite:///{folder / 'yuxi.db'}",
         "YUXI_WORKSPACES": str(folder / "workspaces"),
-        "YUXI_KNOWLEDGE_DB": f"sqlite+aiosqlite:///{folder / 'knowledge.db'}",
     }
 
 

@@ -40,7 +40,7 @@ async def _seed(url: str, blobs: Path) -> None:
 def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'platform.db'}"
     asyncio.run(_seed(url, tmp_path / "blobs"))
-    env = {**os.environ, "YUXI_API_DB": url, "YUXI_MODEL": "yuxi-demo"}
+    env = {**os.environ, "YUXI_DATABASE_URL": url, "YUXI_MODEL": "yuxi-demo"}
     # The key comes from the operator command (in process: one interpreter start less).
     issued = CliRunner().invoke(main, ["api-key", "issue", "--db", url, "--user", "mei"])
     assert issued.exit_code == 0, issued.output

@@ -93,7 +93,7 @@ def workers(
     model.start()
     env = {
         **os.environ,
-        "YUXI_API_DB": url,
+        "YUXI_DATABASE_URL": url,
         "OPENAI_BASE_URL": model.base_url,
         "OPENAI_API_KEY": "test-key",
     }

@@ -141,3 +141,20 @@ async def test_agent_model_turns_a_bad_setting_into_an_error_event(
 def test_agent_model_passes_good_settings_through() -> None:
     assert isinstance(resolve_agent_model(), DemoLlm)
     assert warn_if_model_unusable() is None
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("react/nonsense", "'nonsense' after 'react/': ADK's model registry does not know it"),
+        ("react/openai/qwen", "'openai/qwen' after 'react/': OPENAI_API_KEY is not set"),
+    ],
+)
+def test_a_bad_model_after_react_is_reported_as_the_user_set_it(
+    monkeypatch: pytest.MonkeyPatch, value: str, reason: str
+) -> None:
+    monkeypatch.setenv(MODEL_ENV, value)
+    with pytest.raises(ModelConfigError) as caught:
+        resolve_model()
+    assert caught.value.value == value
+    assert str(caught.value).startswith(f"{MODEL_ENV}={value!r} cannot be used: {reason}")

@@ -1,0 +1,35 @@
+"""What `yuxi serve api` says it serves before it starts: agents, database, worker, port."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from adk_yuxi.host import ApiConfig
+
+__all__ = ["startup_banner"]
+
+
+def startup_banner(app: FastAPI, config: ApiConfig, host: str, port: int) -> str:
+    """Lines an operator checks at a glance: which agents, which database (password
+    masked, a relative SQLite path resolved), this worker among those sharing it, and
+    where it listens."""
+    from adk_yuxi._sql.urls import parse_database_url
+
+    host_state = app.state.host
+    names = list(host_state.agents)  # the catalog's roots, each served with its tree
+    database = parse_database_url(config.database_url).redacted()
+    worker = host_state.control.worker
+    where = f"http://{host}:{port}" if port else f"{host}, on a port the system picks"
+    return "\n".join(
+        [
+            "yuxi serve api",
+            f"  agents:   {', '.join(names)} ({len(names)})",
+            f"  database: {database}",
+            f"  worker:   {worker}; every `yuxi serve api` on this database is one more"
+            f" worker (a dead one's runs close after {config.lease_seconds:g} s)",
+            f"  address:  {where}",
+        ]
+    )
