@@ -80,6 +80,7 @@ class HeldRuns:
         return entry
 
     def disown(self, invocation_id: str) -> RunRecord | None:
+        """Forgets a claim handed over; the outcome this plugin recorded, if any."""
         self.handed.pop(invocation_id, None)
         return self.closed.pop(invocation_id, None)
 
@@ -88,10 +89,10 @@ class HeldRuns:
         active = self.runs.get(ctx.invocation_id)
         return active if active is not None and active.context is ctx else None
 
-    def refuse_if_executing(self, ctx: InvocationContext) -> None:
+    def refuse_if_executing(self, invocation_id: str) -> None:
         """`LeaseHeld` while the invocation executes here (also after its lease was
         lost, until it ends), or was claimed here and is about to start."""
-        local = self.runs.get(ctx.invocation_id)
+        local = self.runs.get(invocation_id)
         if local is not None and (local.started or local.lease_until > time.time()):
             raise LeaseHeld(local.run_id)
 

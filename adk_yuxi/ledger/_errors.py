@@ -8,6 +8,7 @@ __all__ = [
     "LeaseExpired",
     "LeaseHeld",
     "LedgerError",
+    "NoLedger",
     "RunEnded",
     "RunInProgress",
     "RunNotFound",
@@ -20,6 +21,12 @@ class LedgerError(YuxiError):
     """Base class of the run ledger errors."""
 
     code = "ledger_error"
+
+
+class NoLedger(LedgerError):
+    """The Runner's App has no `LedgerPlugin`: there is no ledger to claim a run in."""
+
+    code = "no_ledger"
 
 
 class RunNotFound(LedgerError, LookupError):

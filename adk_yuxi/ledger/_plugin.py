@@ -106,7 +106,7 @@ class LedgerPlugin(BasePlugin):
         if self.lease_margin < 0:
             raise ValueError("lease_margin must not be negative")
         self._workspace = workspace
-        self._held = HeldRuns()
+        self.held = HeldRuns()  # the runs this plugin claimed or was handed
 
     def workspace_of(self, user_id: str) -> Path | None:
         """The user's workspace root, resolved; None when the App has none."""
@@ -118,7 +118,7 @@ class LedgerPlugin(BasePlugin):
         return Path(root).resolve()
 
     def run_of(self, invocation_id: str) -> ActiveRun | None:
-        return self._held.runs.get(invocation_id)
+        return self.held.runs.get(invocation_id)
 
     # -- runs claimed before they start -------------------------------------------------
 
@@ -126,19 +126,19 @@ class LedgerPlugin(BasePlugin):
         """A run the host has just recorded as running under this worker's lease
         (`SessionRuns.claim` or `resume`): its start takes the record as it is instead
         of claiming it again, once. Its outcome is kept for `disown`."""
-        self._held.hand_over(record, self.worker, report=True)
+        self.held.hand_over(record, self.worker, report=True)
 
     def disown(self, invocation_id: str) -> RunRecord | None:
         """Forgets an adopted run; returns the record as this plugin closed it, if it
         did (None: not closed here, or this worker lost it: read the database)."""
-        return self._held.disown(invocation_id)
+        return self.held.disown(invocation_id)
 
     async def take_over(self, run_id: str) -> RunRecord:
         """Takes over a running run whose worker's lease lapsed (`RunLedger.take_over`
         under this worker) and lets the next `run_async` of its invocation on this
         plugin's Runner continue it, once. The only way a lapsed run goes on."""
         record = await self.ledger.take_over(run_id, self.worker, self.lease_seconds)
-        self._held.hand_over(record, self.worker, report=False)
+        self.held.hand_over(record, self.worker, report=False)
         return record
 
     async def _claim(self, ctx: InvocationContext) -> ActiveRun:
@@ -147,8 +147,8 @@ class LedgerPlugin(BasePlugin):
         ledger (`RunLedger.claim`). An invocation still executing on this plugin is
         refused here, whatever the database says: the worker token is no licence to
         run it twice. Raises the ledger's refusal (`LedgerError`)."""
-        self._held.refuse_if_executing(ctx)
-        handed = self._held.take_handed(ctx)
+        self.held.refuse_if_executing(ctx.invocation_id)
+        handed = self.held.take_handed(ctx)
         if handed is not None:
             (record, reported), resumed = handed, False
         else:
@@ -170,13 +170,13 @@ class LedgerPlugin(BasePlugin):
             reported=reported,
             lease_until=record.lease_expires_at,
         )
-        self._held.runs[ctx.invocation_id] = active
+        self.held.runs[ctx.invocation_id] = active
         return active
 
     async def _release(self, active: ActiveRun, error: str) -> None:
         """A claim whose run never started (storing its message failed): a resumed run
         waits at its point again, a new one failed; a host's claim is the host's."""
-        self._held.forget(active)
+        self.held.forget(active)
         if active.reported:
             return
         status = "waiting" if active.resumed else "failed"
@@ -216,7 +216,7 @@ class LedgerPlugin(BasePlugin):
                 active.stop(WorkerLeaseExpired)
 
     async def _close(self, active: ActiveRun, status: str, error: str | None = None) -> None:
-        self._held.forget(active)
+        self.held.forget(active)
         renewer = active.renewer
         if renewer is not None and renewer is not asyncio.current_task():
             renewer.cancel()
@@ -229,7 +229,7 @@ class LedgerPlugin(BasePlugin):
             return
         if closed and active.reported:  # until `disown`
             now = time.time()
-            self._held.closed[active.record.invocation_id] = replace(
+            self.held.closed[active.record.invocation_id] = replace(
                 active.record,
                 status=status,
                 error=error,
@@ -263,7 +263,7 @@ class LedgerPlugin(BasePlugin):
         ctx = invocation_context
         # Claimed with its message; a call without one (resuming by invocation id) is
         # claimed here, as nothing of it was stored.
-        active = self._held.here(ctx) or await self._claim(ctx)
+        active = self.held.here(ctx) or await self._claim(ctx)
         active.started = True
         active.owner = asyncio.current_task()
         active.renewer = asyncio.create_task(self._keep(active), name=f"lease {active.run_id}")
@@ -273,7 +273,7 @@ class LedgerPlugin(BasePlugin):
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        active = self._held.here(invocation_context)
+        active = self.held.here(invocation_context)
         if active is not None and event.author != "user":
             active.paused = bool(event.long_running_tool_ids)
             active.final = not active.paused and event.is_final_response()
@@ -293,7 +293,7 @@ class LedgerPlugin(BasePlugin):
         executes nothing more, not only after its next renewal. The database is read
         only once the lease nears its end without a renewal (renewals and cancel
         requests are watched by their own tasks)."""
-        active = self._held.runs.get(invocation_id)
+        active = self.held.runs.get(invocation_id)
         if active is None:
             return None
         if active.stopped is None and not self._surely_held(active):
@@ -330,7 +330,7 @@ class LedgerPlugin(BasePlugin):
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        active = self._held.here(invocation_context)
+        active = self.held.here(invocation_context)
         if active is None:
             return
         stopped = active.stopped
@@ -352,7 +352,7 @@ class LedgerPlugin(BasePlugin):
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        active = self._held.here(invocation_context)
+        active = self.held.here(invocation_context)
         if active is None:  # refused before it was claimed: nothing of it is ours
             return
         reason = f"{type(error).__name__}: {error}"[:2000]
@@ -363,7 +363,7 @@ class LedgerPlugin(BasePlugin):
 
     @override
     async def close(self) -> None:
-        for active in list(self._held.runs.values()):
+        for active in list(self.held.runs.values()):
             if active.renewer is not None:
                 active.renewer.cancel()
         if self._owns_store:

@@ -137,7 +137,7 @@ async def test_resume_refused_while_another_worker_holds_the_run(services: YuxiS
         worker="B",
         lease_seconds=60,
     )
-    stored = len((await session_events(services, session.id)))
+    stored = len(await session_events(services, session.id))
     asked = len(llm.requests)
     with pytest.raises(RuntimeError) as refused:
         await run(runner, session.id, answered.resume_message())

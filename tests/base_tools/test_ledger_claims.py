@@ -168,3 +168,29 @@ async def test_a_lapsed_run_needs_a_takeover_and_a_waiting_one_an_answer(
     assert await b.finish(run.run_id, "B", "waiting")
     with pytest.raises(RunWaiting):  # nothing to take over: answer its point instead
         await b.take_over(run.run_id, "B", 60)
+
+
+async def test_a_new_run_never_starts_beside_one_that_just_paused(
+    two_workers: tuple[RunLedger, RunLedger],
+) -> None:
+    """A run pausing at a waiting point while another worker claims the session for a
+    new message: either the new run wins (the pause comes after it... and is refused as
+    the session runs another run) or it is refused `RunWaiting`; never both."""
+    a, b = two_workers
+    runs_b = SessionRuns(b.store)
+    both = 0
+    for i in range(ROUNDS):
+        session = f"p{i}"
+        first = await a.begin(**key(session), worker="A", lease_seconds=60)
+        outcomes = await asyncio.gather(
+            a.finish(first.run_id, "A", "waiting"),
+            runs_b.claim(**key(session, "e-2"), worker="B", lease_seconds=60),
+            return_exceptions=True,
+        )
+        page = await a.list_runs(app_name=APP, user_id=USER, session_id=session)
+        statuses = sorted(r.status for r in page.items)
+        both += statuses == ["running", "waiting"]
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, LedgerError):
+                raise outcome
+    assert both == 0
