@@ -60,14 +60,18 @@ class HeldRuns:
 
     def __init__(self) -> None:
         self.runs: dict[str, ActiveRun] = {}
-        self.handed: dict[str, tuple[RunRecord, bool]] = {}
+        self.handed: dict[str, tuple[RunRecord, bool, bool]] = {}  # record, report, resumed
         self.closed: dict[str, RunRecord] = {}
 
-    def hand_over(self, record: RunRecord, worker: str, *, report: bool) -> None:
+    def hand_over(
+        self, record: RunRecord, worker: str, *, report: bool, resumed: bool = False
+    ) -> None:
+        """`report`: keep the outcome for `disown`; `resumed`: the claim moved a waiting
+        run to running (it waits again if the run never starts)."""
         if record.worker == worker and record.status == "running":
-            self.handed[record.invocation_id] = (record, report)
+            self.handed[record.invocation_id] = (record, report, resumed)
 
-    def take_handed(self, ctx: InvocationContext) -> tuple[RunRecord, bool] | None:
+    def take_handed(self, ctx: InvocationContext) -> tuple[RunRecord, bool, bool] | None:
         """The claim handed over for `ctx`'s invocation, removed: one start per claim."""
         entry = self.handed.get(ctx.invocation_id)
         if entry is None or (entry[0].app_name, entry[0].user_id, entry[0].session_id) != (

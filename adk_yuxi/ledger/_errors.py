@@ -55,7 +55,7 @@ class LeaseExpired(LedgerError):
     def __init__(self, run_id: str) -> None:
         super().__init__(
             f"run {run_id!r}: the worker lease expired; take the run over explicitly"
-            " (RunLedger.take_over) before resuming it"
+            " (LedgerPlugin.take_over) before resuming it"
         )
         self.run_id = run_id
 

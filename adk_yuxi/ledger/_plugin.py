@@ -150,7 +150,7 @@ class LedgerPlugin(BasePlugin):
         self.held.refuse_if_executing(ctx.invocation_id)
         handed = self.held.take_handed(ctx)
         if handed is not None:
-            (record, reported), resumed = handed, False
+            record, reported, resumed = handed
         else:
             record, resumed = await self.ledger.claim(
                 app_name=ctx.app_name,

@@ -52,7 +52,7 @@ async def resume_waitpoint(
     if found is None or found.app_name != runner.app_name:
         raise RunNotFound(f"{point.session_id}/{point.invocation_id}")
     plugin.held.refuse_if_executing(point.invocation_id)
-    record = await plugin.ledger.begin(
+    record, resumed = await plugin.ledger.claim(
         app_name=found.app_name,
         user_id=found.user_id,
         session_id=found.session_id,
@@ -61,7 +61,7 @@ async def resume_waitpoint(
         worker=plugin.worker,
         lease_seconds=plugin.lease_seconds,
     )
-    plugin.held.hand_over(record, plugin.worker, report=False)
+    plugin.held.hand_over(record, plugin.worker, report=False, resumed=resumed)
     try:
         async for event in runner.run_async(
             user_id=point.user_id,

@@ -10,8 +10,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from google.adk.apps import App
 from google.adk.events import Event
 from google.adk.models.llm_request import LlmRequest
+from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 
 from adk_yuxi.ledger import (
@@ -175,4 +177,36 @@ async def test_resume_waitpoint_resumes_an_answered_point_once(services: YuxiSer
     assert events[-1].content.parts[0].text.startswith('got {"answers": {"colour": "blue"}')
     assert (await run_of(plugin, point)).status == "completed"
     assert isinstance(await refusal(resume_waitpoint(runner, answered)), RunEnded)
+    assert len(llm.requests) == 2
+
+
+class FailsToStore(BasePlugin):
+    """A plugin that fails on the user message, as storing it would when the session
+    store is down: after the claim (placed after the ledger) or before it."""
+
+    def __init__(self) -> None:
+        super().__init__(name="fails_to_store")
+
+    async def on_user_message_callback(self, **_: Any) -> None:
+        raise OSError("the session store is down")
+
+
+@pytest.mark.parametrize("order", ["claimed then failed", "failed before the claim"])
+async def test_a_resume_that_never_started_waits_again(services: YuxiServices, order: str) -> None:
+    runner, llm, plugin, point = await paused(services)
+    answered = await plugin.waitpoints.answer(point.id, {"colour": "red"}, user_id=USER)
+    plugins = [plugin, FailsToStore()]
+    if order == "failed before the claim":
+        plugins.reverse()
+    broken = Runner(
+        app=App(name=APP, root_agent=runner.agent, plugins=plugins),
+        session_service=services.session_service,
+    )
+    with pytest.raises(RuntimeError) as failed:
+        await _collect(resume_waitpoint(broken, answered))
+    assert isinstance(failed.value.__cause__, OSError)
+    assert (await run_of(plugin, point)).status == "waiting"  # not held, not closed
+    events = await _collect(resume_waitpoint(runner, answered))  # a retry resumes it
+    assert events[-1].content is not None
+    assert events[-1].content.parts[0].text.startswith('got {"answers": {"colour": "red"}')
     assert len(llm.requests) == 2
