@@ -200,6 +200,15 @@ class RunLedger:
                     resumed = not inserted and await tx.execute(_RESUME_WAITING, params) == 1
                     found = await self._find(tx, app_name, user_id, session_id, invocation_id)
             except IntegrityViolation:  # another run of the session is running
+                # ... or this one: PostgreSQL may check the session's index first.
+                found = await self.find(
+                    app_name=app_name,
+                    user_id=user_id,
+                    session_id=session_id,
+                    invocation_id=invocation_id,
+                )
+                if found is not None and found.status != WAITING:
+                    raise _refusal(found, now) from None
                 raise RunInProgress(session_id) from None
             if found is not None and (inserted or resumed):
                 return found, resumed
