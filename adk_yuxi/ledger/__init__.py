@@ -3,7 +3,11 @@
 `LedgerPlugin` records each run of its App before it starts, renews the lease while the
 run goes on and closes it with its outcome; `RunLedger` is the host's view (find a run,
 list lapsed leases, `take_over` one explicitly); `SessionRuns` is a host's view of a
-session (one run at a time, cancel requests, runs of dead workers closed as failed).
+session (one run at a time, cancel requests, runs of dead workers closed as failed);
+`resume_waitpoint` resumes a run paused at a waiting point, claimed first. Every claim
+is made before ADK stores anything of the run: a closed run never runs again
+(`RunEnded`), a running one runs once (`LeaseHeld`), a lapsed one goes on only after
+an explicit `take_over`.
 The plugin also carries what the base tools act on (waiting points, marks, access
 repository, workspace).
 """
@@ -12,6 +16,7 @@ from ._errors import (
     LeaseExpired,
     LeaseHeld,
     LedgerError,
+    NoLedger,
     RunEnded,
     RunInProgress,
     RunNotFound,
@@ -19,6 +24,7 @@ from ._errors import (
     WorkerLeaseExpired,
 )
 from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
+from ._resume import resume_waitpoint
 from ._session_runs import SessionRuns
 from ._store import LEASE_LAPSED, RUN_STATUSES, RunLedger, RunPage, RunRecord
 from ._workspace import UnsafeUserId, per_user_workspaces, workspace_name
@@ -32,6 +38,7 @@ __all__ = [
     "LeaseHeld",
     "LedgerError",
     "LedgerPlugin",
+    "NoLedger",
     "RunEnded",
     "RunInProgress",
     "RunLedger",
@@ -45,5 +52,6 @@ __all__ = [
     "WorkspaceRoot",
     "ledger_plugin_of",
     "per_user_workspaces",
+    "resume_waitpoint",
     "workspace_name",
 ]

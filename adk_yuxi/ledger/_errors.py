@@ -8,6 +8,7 @@ __all__ = [
     "LeaseExpired",
     "LeaseHeld",
     "LedgerError",
+    "NoLedger",
     "RunEnded",
     "RunInProgress",
     "RunNotFound",
@@ -20,6 +21,12 @@ class LedgerError(YuxiError):
     """Base class of the run ledger errors."""
 
     code = "ledger_error"
+
+
+class NoLedger(LedgerError):
+    """The Runner's App has no `LedgerPlugin`: there is no ledger to claim a run in."""
+
+    code = "no_ledger"
 
 
 class RunNotFound(LedgerError, LookupError):
@@ -48,7 +55,7 @@ class LeaseExpired(LedgerError):
     def __init__(self, run_id: str) -> None:
         super().__init__(
             f"run {run_id!r}: the worker lease expired; take the run over explicitly"
-            " (RunLedger.take_over) before resuming it"
+            " (LedgerPlugin.take_over) before resuming it"
         )
         self.run_id = run_id
 

@@ -5,6 +5,13 @@ the access repository, the user's workspace): an ADK tool reaches the plugins of
 run through the public invocation context, so the tools stay shared registry instances
 while each App decides on which database and workspace they act.
 
+A run is claimed in the ledger before ADK stores anything of it (its user message is
+stored after the plugins' `on_user_message_callback`, where the claim is made): one
+conditional statement the database decides, so of two workers, or two calls on one
+Runner, resuming the same invocation exactly one runs it, and a closed run is refused
+(`RunEnded`). A run a host claimed first is handed over (`adopt`), as is one taken over
+after its worker's lease lapsed (`take_over`).
+
 Renewal runs as its own task beside the run: a timer that wakes every second, renews
 when due (one short UPDATE) and never holds up the event loop. A renewal that finds the
 run taken over marks it lost; the next model or tool call then stops it with
@@ -24,7 +31,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +52,8 @@ from ..access import AccessRepository
 from ..errors import RunStopped, ToolErrorCode, tool_error
 from ..marks import MarkStore
 from ..waitpoints import WaitpointStore
-from ._errors import LeaseExpired, LeaseHeld, RunInProgress, WorkerLeaseExpired
+from ._active import ActiveRun, HeldRuns
+from ._errors import LedgerError, WorkerLeaseExpired
 from ._store import RunLedger, RunRecord
 
 __all__ = ["PLUGIN_NAME", "ActiveRun", "LedgerPlugin", "WorkspaceRoot", "ledger_plugin_of"]
@@ -56,37 +64,6 @@ WorkspaceRoot = str | Path | Callable[[str], str | Path]
 
 logger = logging.getLogger("adk_yuxi.ledger")
 _TICK = 1.0
-
-
-@dataclass
-class ActiveRun:
-    """What this worker knows about a run it holds."""
-
-    record: RunRecord
-    owner: asyncio.Task[Any] | None
-    stopped: type[RunStopped] | None = None
-    paused: bool = False
-    final: bool = False
-    error: str | None = None  # the first error event's code and message
-    lease_until: float = 0.0  # the lease as this worker last set it, by its own clock
-    renewer: asyncio.Task[None] | None = field(default=None, repr=False)
-
-    @property
-    def run_id(self) -> str:
-        return self.record.run_id
-
-    @property
-    def worker(self) -> str:
-        return self.record.worker
-
-    @property
-    def lost(self) -> bool:
-        return self.stopped is WorkerLeaseExpired
-
-    def stop(self, stop: type[RunStopped]) -> None:
-        """Ends the run at its next model call (and refuses its next tool calls)."""
-        if self.stopped is None:
-            self.stopped = stop
 
 
 def _default_worker() -> str:
@@ -129,9 +106,7 @@ class LedgerPlugin(BasePlugin):
         if self.lease_margin < 0:
             raise ValueError("lease_margin must not be negative")
         self._workspace = workspace
-        self._runs: dict[str, ActiveRun] = {}
-        self._claimed: dict[str, RunRecord] = {}
-        self._closed: dict[str, RunRecord] = {}
+        self.held = HeldRuns()  # the runs this plugin claimed or was handed
 
     def workspace_of(self, user_id: str) -> Path | None:
         """The user's workspace root, resolved; None when the App has none."""
@@ -143,32 +118,74 @@ class LedgerPlugin(BasePlugin):
         return Path(root).resolve()
 
     def run_of(self, invocation_id: str) -> ActiveRun | None:
-        return self._runs.get(invocation_id)
+        return self.held.runs.get(invocation_id)
 
-    # -- runs a host claimed -------------------------------------------------------------
+    # -- runs claimed before they start -------------------------------------------------
 
     def adopt(self, record: RunRecord) -> None:
         """A run the host has just recorded as running under this worker's lease
         (`SessionRuns.claim` or `resume`): its start takes the record as it is instead
-        of recording it again. Its outcome is kept for `disown`."""
-        if record.worker == self.worker and record.status == "running":
-            self._claimed[record.invocation_id] = record
+        of claiming it again, once. Its outcome is kept for `disown`."""
+        self.held.hand_over(record, self.worker, report=True)
 
     def disown(self, invocation_id: str) -> RunRecord | None:
         """Forgets an adopted run; returns the record as this plugin closed it, if it
         did (None: not closed here, or this worker lost it: read the database)."""
-        self._claimed.pop(invocation_id, None)
-        return self._closed.pop(invocation_id, None)
+        return self.held.disown(invocation_id)
 
-    def _adopted(self, ctx: InvocationContext) -> RunRecord | None:
-        record = self._claimed.get(ctx.invocation_id)
-        if record is None or (record.app_name, record.user_id, record.session_id) != (
-            ctx.app_name,
-            ctx.user_id,
-            ctx.session.id,
-        ):
-            return None
+    async def take_over(self, run_id: str) -> RunRecord:
+        """Takes over a running run whose worker's lease lapsed (`RunLedger.take_over`
+        under this worker) and lets the next `run_async` of its invocation on this
+        plugin's Runner continue it, once. The only way a lapsed run goes on."""
+        record = await self.ledger.take_over(run_id, self.worker, self.lease_seconds)
+        self.held.hand_over(record, self.worker, report=False)
         return record
+
+    async def _claim(self, ctx: InvocationContext) -> ActiveRun:
+        """Claims the invocation for `ctx` before ADK stores anything of it: a claim
+        handed over (`adopt`, `take_over`), else one conditional statement in the
+        ledger (`RunLedger.claim`). An invocation still executing on this plugin is
+        refused here, whatever the database says: the worker token is no licence to
+        run it twice. Raises the ledger's refusal (`LedgerError`)."""
+        self.held.refuse_if_executing(ctx.invocation_id)
+        handed = self.held.take_handed(ctx)
+        if handed is not None:
+            record, reported, resumed = handed
+        else:
+            record, resumed = await self.ledger.claim(
+                app_name=ctx.app_name,
+                user_id=ctx.user_id,
+                session_id=ctx.session.id,
+                invocation_id=ctx.invocation_id,
+                agent_name=ctx.agent.name if ctx.agent is not None else "",
+                worker=self.worker,
+                lease_seconds=self.lease_seconds,
+            )
+            reported = False
+        active = ActiveRun(
+            record=record,
+            owner=None,
+            context=ctx,
+            resumed=resumed,
+            reported=reported,
+            lease_until=record.lease_expires_at,
+        )
+        self.held.runs[ctx.invocation_id] = active
+        return active
+
+    async def _release(self, active: ActiveRun, error: str) -> None:
+        """A claim whose run never started (storing its message failed): a resumed run
+        waits at its point again, a new one failed; a host's claim is the host's."""
+        self.held.forget(active)
+        if active.reported:
+            return
+        status = "waiting" if active.resumed else "failed"
+        try:
+            await self.ledger.finish(
+                active.run_id, active.worker, status, None if active.resumed else error
+            )
+        except Exception:
+            logger.exception("releasing run %s failed", active.run_id)
 
     # -- the lease ----------------------------------------------------------------------
 
@@ -182,7 +199,7 @@ class LedgerPlugin(BasePlugin):
                 # Cancelled runs skip ADK's after-run callbacks; close them here.
                 await self._close(active, "cancelled", "the run's task was cancelled")
                 return
-            if loop.time() < due:
+            if loop.time() < due or active.lost:  # a lost run: watched until it ends
                 continue
             due = loop.time() + self.renew_every
             # Taken before the UPDATE: the row's lease ends no earlier than this.
@@ -197,11 +214,9 @@ class LedgerPlugin(BasePlugin):
             else:
                 logger.warning("run %s was taken over by another worker", active.run_id)
                 active.stop(WorkerLeaseExpired)
-                return
 
     async def _close(self, active: ActiveRun, status: str, error: str | None = None) -> None:
-        if self._runs.get(active.record.invocation_id) is active:
-            del self._runs[active.record.invocation_id]
+        self.held.forget(active)
         renewer = active.renewer
         if renewer is not None and renewer is not asyncio.current_task():
             renewer.cancel()
@@ -212,9 +227,9 @@ class LedgerPlugin(BasePlugin):
         except Exception:
             logger.exception("closing run %s as %s failed", active.run_id, status)
             return
-        if closed and active.record.invocation_id in self._claimed:  # until `disown`
+        if closed and active.reported:  # until `disown`
             now = time.time()
-            self._closed[active.record.invocation_id] = replace(
+            self.held.closed[active.record.invocation_id] = replace(
                 active.record,
                 status=status,
                 error=error,
@@ -226,41 +241,39 @@ class LedgerPlugin(BasePlugin):
     # -- ADK callbacks ------------------------------------------------------------------
 
     @override
+    async def on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: types.Content
+    ) -> types.Content | None:
+        """The run is claimed here, the last moment before ADK stores the message: a
+        refused claim (the run is closed, held, lapsed, or another run of the session
+        runs) raises before anything of this call reaches the session, so the holder's
+        next write is not stale. ADK wraps the error in a `RuntimeError` whose
+        `__cause__` is the `LedgerError` (`resume_waitpoint` raises it as it is)."""
+        try:
+            await self._claim(invocation_context)
+        except LedgerError as refused:
+            logger.warning("run refused: %s", refused)
+            raise
+        return None
+
+    @override
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
         ctx = invocation_context
-        adopted = self._adopted(ctx)
-        try:
-            record = adopted or await self.ledger.begin(
-                app_name=ctx.app_name,
-                user_id=ctx.user_id,
-                session_id=ctx.session.id,
-                invocation_id=ctx.invocation_id,
-                agent_name=ctx.agent.name if ctx.agent is not None else "",
-                worker=self.worker,
-                lease_seconds=self.lease_seconds,
-            )
-        except (LeaseHeld, LeaseExpired, RunInProgress) as refused:
-            logger.warning("run refused: %s", refused)
-            return types.Content(
-                role="model",
-                parts=[types.Part(text=f"This run was not started ({refused.code}).")],
-            )
-        active = ActiveRun(
-            record=record,
-            owner=asyncio.current_task(),
-            lease_until=record.lease_expires_at,
-        )
-        self._runs[ctx.invocation_id] = active
-        active.renewer = asyncio.create_task(self._keep(active), name=f"lease {record.run_id}")
+        # Claimed with its message; a call without one (resuming by invocation id) is
+        # claimed here, as nothing of it was stored.
+        active = self.held.here(ctx) or await self._claim(ctx)
+        active.started = True
+        active.owner = asyncio.current_task()
+        active.renewer = asyncio.create_task(self._keep(active), name=f"lease {active.run_id}")
         return None
 
     @override
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        active = self._runs.get(invocation_context.invocation_id)
+        active = self.held.here(invocation_context)
         if active is not None and event.author != "user":
             active.paused = bool(event.long_running_tool_ids)
             active.final = not active.paused and event.is_final_response()
@@ -280,7 +293,7 @@ class LedgerPlugin(BasePlugin):
         executes nothing more, not only after its next renewal. The database is read
         only once the lease nears its end without a renewal (renewals and cancel
         requests are watched by their own tasks)."""
-        active = self._runs.get(invocation_id)
+        active = self.held.runs.get(invocation_id)
         if active is None:
             return None
         if active.stopped is None and not self._surely_held(active):
@@ -317,15 +330,19 @@ class LedgerPlugin(BasePlugin):
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        active = self._runs.get(invocation_context.invocation_id)
+        active = self.held.here(invocation_context)
         if active is None:
             return
+        stopped = active.stopped
         if invocation_context.is_aborted:  # ADK's abort signal: the host cancelled it
             await self._close(active, "cancelled", "aborted by the host")
+        elif stopped is not None or active.error is not None:
+            # Any run that ends with an error is failed with its code: a stop (a right
+            # revoked mid-run) as much as an error event (a model host refusing).
+            error = f"{stopped.CODE}: {stopped.PUBLIC_TEXT}" if stopped else active.error
+            await self._close(active, "failed", error)
         elif active.paused:
             await self._close(active, "waiting")
-        elif active.error is not None and active.stopped is None:
-            await self._close(active, "failed", active.error)
         elif active.final:
             await self._close(active, "completed")
         else:
@@ -335,13 +352,18 @@ class LedgerPlugin(BasePlugin):
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        active = self._runs.get(invocation_context.invocation_id)
-        if active is not None:
-            await self._close(active, "failed", f"{type(error).__name__}: {error}"[:2000])
+        active = self.held.here(invocation_context)
+        if active is None:  # refused before it was claimed: nothing of it is ours
+            return
+        reason = f"{type(error).__name__}: {error}"[:2000]
+        if active.started:
+            await self._close(active, "failed", reason)
+        else:
+            await self._release(active, reason)
 
     @override
     async def close(self) -> None:
-        for active in list(self._runs.values()):
+        for active in list(self.held.runs.values()):
             if active.renewer is not None:
                 active.renewer.cancel()
         if self._owns_store:

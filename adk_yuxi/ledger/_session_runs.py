@@ -33,6 +33,13 @@ _WITHDRAW = (
 )
 
 
+_PAUSED = f"SELECT 1 FROM yx_runs WHERE {_SESSION} AND status = 'waiting'"
+
+
+class _PausedMeanwhile(Exception):
+    """Rolls back a claim that a run pausing at the same moment made wrong."""
+
+
 class SessionRuns:
     """The session-level view of the run ledger on one `SqlStore`."""
 
@@ -114,13 +121,10 @@ class SessionRuns:
                 "lease": lease,
                 "now": now,
             }
-            inserted = await self.store.write_one(
-                f"INSERT INTO yx_runs ({_COLUMNS}) SELECT :r, :a, :u, :s, :i, :agent, :w,"
-                " :lease, 'running', NULL, :now, :now, NULL, NULL WHERE NOT EXISTS"
-                f" (SELECT 1 FROM yx_runs WHERE {_SESSION} AND status = 'waiting')"
-                " ON CONFLICT DO NOTHING",
-                params,
-            )
+            try:
+                inserted = await self._insert(params)
+            except _PausedMeanwhile:
+                inserted = 0
             if inserted == 1:  # the row is what was just inserted: no read back
                 return RunRecord(
                     run_id=run_id,
@@ -145,6 +149,22 @@ class SessionRuns:
             if blocking.lease_live() or not await self.expire(blocking.run_id):
                 raise RunInProgress(session_id, blocking.run_id)
         raise RunInProgress(session_id)
+
+    async def _insert(self, params: dict[str, Any]) -> int:
+        """The new running row, unless a run of the session waits. The condition is
+        read again after the insert, in its transaction: on PostgreSQL a run that
+        paused while the insert waited on the unique index (it was running then) is
+        only visible to a later statement, and then the insert is rolled back."""
+        async with self.store.write() as tx:
+            inserted = await tx.execute(
+                f"INSERT INTO yx_runs ({_COLUMNS}) SELECT :r, :a, :u, :s, :i, :agent, :w,"
+                f" :lease, 'running', NULL, :now, :now, NULL, NULL WHERE NOT EXISTS ({_PAUSED})"
+                " ON CONFLICT DO NOTHING",
+                params,
+            )
+            if inserted == 1 and await tx.fetchone(_PAUSED, params) is not None:
+                raise _PausedMeanwhile
+        return inserted
 
     async def resume(self, run: RunRecord, *, worker: str, lease_seconds: float) -> RunRecord:
         """Moves a run waiting at a waiting point back to running under `worker`, before

@@ -18,7 +18,15 @@ from typing import Any
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import IntegrityViolation, SqlStore, Tx
 from . import _schema  # noqa: F401  (registers the table)
-from ._errors import LeaseExpired, LeaseHeld, RunInProgress, RunNotFound
+from ._errors import (
+    LeaseExpired,
+    LeaseHeld,
+    LedgerError,
+    RunEnded,
+    RunInProgress,
+    RunNotFound,
+    RunWaiting,
+)
 
 __all__ = ["LEASE_LAPSED", "RUN_STATUSES", "RunLedger", "RunPage", "RunRecord", "record_of"]
 
@@ -30,6 +38,20 @@ _COLUMNS = (
 )
 LEASE_LAPSED = "worker_lease_expired"
 """The `error` of a run closed because its worker's lease lapsed."""
+
+_KEY = "app_name = :a AND user_id = :u AND session_id = :s AND invocation_id = :i"
+# A new invocation; nothing when it is recorded already (a unique index decides a race).
+# Another run of the session running violates the partial unique index instead.
+_INSERT_NEW = (
+    f"INSERT INTO yx_runs ({_COLUMNS}) VALUES (:r, :a, :u, :s, :i, :agent, :w, :lease,"
+    " 'running', NULL, :now, :now, NULL, NULL)"
+    " ON CONFLICT (app_name, user_id, session_id, invocation_id) DO NOTHING"
+)
+# A run waiting at a waiting point, resumed: only from `waiting`, so one claim wins.
+_RESUME_WAITING = (
+    "UPDATE yx_runs SET worker = :w, lease_expires_at = :lease, status = 'running',"
+    f" error = NULL, updated_at = :now, ended_at = NULL WHERE {_KEY} AND status = 'waiting'"
+)
 
 
 @dataclass(frozen=True)
@@ -128,52 +150,72 @@ class RunLedger:
         worker: str,
         lease_seconds: float,
     ) -> RunRecord:
-        """Records the run and takes its lease. Raises `LeaseHeld` while another
-        worker's lease is live, `LeaseExpired` when it has lapsed but was not taken
-        over (`take_over` first), `RunInProgress` while another run of the session is
-        running (the database's partial unique index decides a race)."""
-        now = time.time()
-        params: dict[str, Any] = {
-            "a": app_name,
-            "u": user_id,
-            "s": session_id,
-            "i": invocation_id,
-            "agent": agent_name,
-            "w": worker,
-            "lease": now + lease_seconds,
-            "now": now,
-        }
-        try:
-            return await self._begin(params)
-        except IntegrityViolation:
-            raise RunInProgress(session_id) from None
+        """Records the run as running under `worker`'s lease: a new invocation, or one
+        waiting at a waiting point (a resume). Raises `LeaseHeld` while it runs under
+        a live lease (anyone's: a worker does not re-enter its own running run),
+        `LeaseExpired` when that lease has lapsed (`take_over` first), `RunEnded` once
+        it is closed, `RunInProgress` while another run of the session is running."""
+        record, _ = await self.claim(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation_id,
+            agent_name=agent_name,
+            worker=worker,
+            lease_seconds=lease_seconds,
+        )
+        return record
 
-    async def _begin(self, params: dict[str, Any]) -> RunRecord:
-        now, worker = params["now"], params["w"]
-        async with self.store.write() as tx:
-            found = await self._find(tx, params["a"], params["u"], params["s"], params["i"])
-            if found is None:
-                params["r"] = f"run-{uuid.uuid4().hex}"
-                await tx.execute(
-                    f"INSERT INTO yx_runs ({_COLUMNS}) VALUES (:r, :a, :u, :s, :i, :agent, :w,"
-                    " :lease, 'running', NULL, :now, :now, NULL, NULL)",
-                    params,
+    async def claim(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        agent_name: str,
+        worker: str,
+        lease_seconds: float,
+    ) -> tuple[RunRecord, bool]:
+        """`begin`, and whether the claim resumed a run that waited (False: a new one).
+
+        Each step is one conditional statement the database decides (an insert that
+        does nothing when the invocation is recorded, an update only of a `waiting`
+        row, checked by their row counts): of two workers claiming at once, exactly
+        one gets the run, on every backend."""
+        keys = {"a": app_name, "u": user_id, "s": session_id, "i": invocation_id}
+        for _ in range(3):
+            now = time.time()
+            params: dict[str, Any] = {
+                **keys,
+                "r": f"run-{uuid.uuid4().hex}",
+                "agent": agent_name,
+                "w": worker,
+                "lease": now + lease_seconds,
+                "now": now,
+            }
+            try:
+                async with self.store.write() as tx:
+                    inserted = await tx.execute(_INSERT_NEW, params) == 1
+                    resumed = not inserted and await tx.execute(_RESUME_WAITING, params) == 1
+                    found = await self._find(tx, app_name, user_id, session_id, invocation_id)
+            except IntegrityViolation:  # another run of the session is running
+                # ... or this one: PostgreSQL may check the session's index first.
+                found = await self.find(
+                    app_name=app_name,
+                    user_id=user_id,
+                    session_id=session_id,
+                    invocation_id=invocation_id,
                 )
-            else:
-                if found.status == RUNNING and found.worker != worker:
-                    if found.lease_live(now):
-                        raise LeaseHeld(found.run_id)
-                    raise LeaseExpired(found.run_id)
-                params["r"] = found.run_id
-                await tx.execute(
-                    "UPDATE yx_runs SET worker = :w, lease_expires_at = :lease,"
-                    " status = 'running', error = NULL, updated_at = :now, ended_at = NULL"
-                    " WHERE run_id = :r",
-                    params,
-                )
-            row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", params)
-        assert row is not None
-        return record_of(row)
+                if found is not None and found.status != WAITING:
+                    raise _refusal(found, now) from None
+                raise RunInProgress(session_id) from None
+            if found is not None and (inserted or resumed):
+                return found, resumed
+            if found is not None and found.status != WAITING:
+                raise _refusal(found, now)
+            # Released or removed between the two statements: decide again.
+        raise RunInProgress(session_id)
 
     async def renew(self, run_id: str, worker: str, lease_seconds: float) -> bool:
         """Extends the lease; False when this worker no longer holds the run."""
@@ -207,23 +249,29 @@ class RunLedger:
         return changed == 1
 
     async def take_over(self, run_id: str, worker: str, lease_seconds: float) -> RunRecord:
-        """Moves an expired lease to `worker`; raises `LeaseHeld` while it is live."""
+        """Moves a lapsed lease of a running run to `worker` (one conditional UPDATE: of
+        several takers, or a taker and `SessionRuns.expire`, one wins). Raises
+        `LeaseHeld` while the lease is live (also the holder's own), `RunWaiting` for a
+        run waiting at a waiting point (answer it instead), `RunEnded` for a closed one.
+        The taker continues the run by handing the record to its `LedgerPlugin`
+        (`LedgerPlugin.take_over` does both)."""
         now = time.time()
+        params = {"r": run_id, "w": worker, "lease": now + lease_seconds, "now": now}
         async with self.store.write() as tx:
             changed = await tx.execute(
                 "UPDATE yx_runs SET worker = :w, lease_expires_at = :lease, updated_at = :now"
-                " WHERE run_id = :r AND (status != 'running' OR lease_expires_at <= :now"
-                " OR worker = :w)",
-                {"r": run_id, "w": worker, "lease": now + lease_seconds, "now": now},
+                " WHERE run_id = :r AND status = 'running' AND lease_expires_at <= :now",
+                params,
             )
-            row = await tx.fetchone(
-                f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", {"r": run_id}
-            )
+            row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", params)
         if row is None:
             raise RunNotFound(run_id)
-        if changed != 1:
-            raise LeaseHeld(run_id)
-        return record_of(row)
+        record = record_of(row)
+        if changed == 1:
+            return record
+        if record.status == WAITING:
+            raise RunWaiting(record.session_id, record.run_id)
+        raise _refusal(record, now)
 
     async def list_runs(
         self,
@@ -271,18 +319,32 @@ class RunLedger:
 
     @staticmethod
     async def lease_denial(tx: Tx, run_id: str, worker: str) -> str | None:
-        """Inside a caller's transaction: why `worker` may not act for `run_id` now."""
+        """Inside a caller's transaction: why `worker` may not act for `run_id` now.
+        A read: what a write transaction should use is `hold`."""
         row = await tx.fetchone(
             "SELECT worker, status, lease_expires_at FROM yx_runs WHERE run_id = :r",
             {"r": run_id},
         )
-        if row is None:
-            return "the run is not recorded"
-        if row[0] != worker or row[1] != RUNNING:
-            return "this worker no longer holds the run"
-        if float(row[2]) <= time.time():
-            return "the run's lease has expired"
-        return None
+        return _denial(row, worker)
+
+    @staticmethod
+    async def hold(tx: Tx, run_id: str, worker: str) -> str | None:
+        """Inside a caller's write transaction: None when `worker` holds a live lease
+        on `run_id`, which then stays so until the transaction ends (a conditional
+        UPDATE that changes nothing but locks the row: a take-over or an expiry waits
+        for the caller's commit); else why not."""
+        held = await tx.execute(
+            "UPDATE yx_runs SET worker = worker WHERE run_id = :r AND worker = :w"
+            " AND status = 'running' AND lease_expires_at > :now",
+            {"r": run_id, "w": worker, "now": time.time()},
+        )
+        if held == 1:
+            return None
+        row = await tx.fetchone(
+            "SELECT worker, status, lease_expires_at FROM yx_runs WHERE run_id = :r",
+            {"r": run_id},
+        )
+        return _denial(row, worker) or "the run's lease has expired"
 
     async def forget_session(self, tx: Tx, *, app_name: str, user_id: str, session_id: str) -> int:
         """Inside the caller's transaction: deletes every run of the session (the
@@ -333,3 +395,22 @@ class RunLedger:
             params,
         )
         return inserted == 1
+
+
+def _denial(row: Sequence[Any] | None, worker: str) -> str | None:
+    if row is None:
+        return "the run is not recorded"
+    if row[0] != worker or row[1] != RUNNING:
+        return "this worker no longer holds the run"
+    if float(row[2]) <= time.time():
+        return "the run's lease has expired"
+    return None
+
+
+def _refusal(record: RunRecord, now: float) -> LedgerError:
+    """Why a run that is not waiting cannot be claimed."""
+    if record.status != RUNNING:
+        return RunEnded(record.run_id, record.status)
+    if record.lease_live(now):
+        return LeaseHeld(record.run_id)
+    return LeaseExpired(record.run_id)

@@ -115,14 +115,16 @@ async def test_takeover_only_after_expiry(services: YuxiServices) -> None:
     assert taken.worker == "B"
     assert await ledger.renew(first.run_id, "A", 5) is False
     assert await ledger.finish(first.run_id, "A", "completed") is False
-    resumed = await ledger.begin(**key, worker="B", lease_seconds=5)
-    assert resumed.run_id == first.run_id and resumed.status == "running"
+    with pytest.raises(LeaseHeld):  # B holds it through the take-over, not a second begin
+        await ledger.begin(**key, worker="B", lease_seconds=5)
     assert await ledger.finish(first.run_id, "B", "completed") is True
     assert (await ledger.get(first.run_id)).status == "completed"
 
 
 async def test_resume_refused_while_another_worker_holds_the_run(services: YuxiServices) -> None:
-    runner, _, plugin, session, events = await ask(services, [COLOUR])
+    """Refused before ADK stores anything (the holder's next write is not stale), and
+    continued only after an explicit take-over of the lapsed lease."""
+    runner, llm, plugin, session, events = await ask(services, [COLOUR])
     (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
     answered = await plugin.waitpoints.answer(point.id, {"colour": "red"}, user_id=USER)
     # Worker B picked the waiting run up and holds it.
@@ -135,16 +137,30 @@ async def test_resume_refused_while_another_worker_holds_the_run(services: YuxiS
         worker="B",
         lease_seconds=60,
     )
-    refused = await run(runner, session.id, answered.resume_message())
-    assert "run_lease_held" in refused[-1].content.parts[0].text
+    stored = len(await session_events(services, session.id))
+    asked = len(llm.requests)
+    with pytest.raises(RuntimeError) as refused:
+        await run(runner, session.id, answered.resume_message())
+    assert isinstance(refused.value.__cause__, LeaseHeld)
     assert await other.renew(held.run_id, "B", 0.2)  # B's last renewal, then it stalls
     await asyncio.sleep(0.3)
-    refused = await run(runner, session.id, answered.resume_message())
-    assert "worker_lease_expired" in refused[-1].content.parts[0].text
-    await other.take_over(held.run_id, plugin.worker, 5)
+    with pytest.raises(RuntimeError) as refused:
+        await run(runner, session.id, answered.resume_message())
+    assert isinstance(refused.value.__cause__, LeaseExpired)
+    assert len(await session_events(services, session.id)) == stored  # nothing was written
+    assert len(llm.requests) == asked
+    await plugin.take_over(held.run_id)
     events = await run(runner, session.id, answered.resume_message())
     assert events[-1].content.parts[0].text.startswith("got ")
     assert (await other.get(held.run_id)).status == "completed"
+
+
+async def session_events(services: YuxiServices, session_id: str) -> list[Any]:
+    got = await services.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=session_id
+    )
+    assert got is not None
+    return list(got.events)
 
 
 async def test_a_run_taken_over_in_flight_stops(services: YuxiServices) -> None:

@@ -113,13 +113,18 @@ async def test_revoked_right_refuses_the_mark_and_ends_the_run(services: YuxiSer
     ]
     runner, llm, _ = make_runner(services, script, ledger=plugin)
     runner.agent.tools.append(FunctionTool(revoke))  # type: ignore[union-attr]
-    events = await run(runner, await session_id(services), user_text("hi"))
+    sid = await session_id(services)
+    events = await run(runner, sid, user_text("hi"))
     kept, refused = responses(events, NAME)
     assert kept["saved"] is True
     assert refused["error"]["code"] == "run_ending"
     assert events[-1].error_code == "AGENT_EXECUTION_REVOKED"
     assert len(llm.requests) == 3
     assert [r[5] for r in await rows(services)] == ["worth keeping"]
+    # The run ended with an error: the ledger says failed, with the code, not completed.
+    (record,) = (await plugin.ledger.list_runs(app_name=APP, user_id=USER, session_id=sid)).items
+    assert record.status == "failed"
+    assert record.error is not None and record.error.startswith("AGENT_EXECUTION_REVOKED: ")
 
 
 async def test_mark_refused_once_the_lease_is_taken_over(services: YuxiServices) -> None:

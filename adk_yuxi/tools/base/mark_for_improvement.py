@@ -66,7 +66,7 @@ async def mark_for_improvement(reason: Reason, tool_context: ToolContext) -> dic
     checks.append(
         (
             WorkerLeaseExpired,
-            lambda tx: RunLedger.lease_denial(tx, active.run_id, active.worker),
+            lambda tx: RunLedger.hold(tx, active.run_id, active.worker),
         )
     )
     try:
