@@ -1,0 +1,102 @@
+"""One whole fault-injection run: workers on a fresh PostgreSQL schema, the driver for
+`seconds`, the settle, a snapshot of the database, and the checker's verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adk_yuxi.storage import open_services
+from tests.sql_backends import PG_URL, _pg_execute
+
+from .checker import Violation, check, report
+from .client import Client
+from .driver import Driver
+from .history import History
+from .library import Library
+from .model import ModelCall, TaggedModel
+from .snapshot import Snapshot, read_snapshot
+from .workers import AGENT, USER, WorkerPool, seed_database
+
+__all__ = ["Outcome", "soak"]
+
+
+@dataclass
+class Outcome:
+    seed: int
+    history: History
+    calls: list[ModelCall]
+    snapshot: Snapshot
+    violations: list[Violation] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        pairs = self.history.pairs()
+        counts: dict[str, int] = {}
+        for invoked, done in pairs:
+            key = f"{invoked.f}:{done.type if done else 'none'}"
+            counts[key] = counts.get(key, 0) + 1
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+        times = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+        return (
+            f"seed {self.seed}: {len(pairs)} ops ({shown}); {len(self.calls)} model calls;"
+            f" {len(self.snapshot.runs)} runs, {len(self.snapshot.points)} points at the end;"
+            f" {times}"
+        )
+
+    def report(self) -> str:
+        return report(self.seed, self.violations, self.history)
+
+
+async def soak(
+    seed: int,
+    seconds: float,
+    folder: Path,
+    *,
+    workers: int = 2,
+    clients: int = 4,
+    kill_every: tuple[float, float] = (6.0, 12.0),
+    lease_seconds: float = 2.0,
+) -> Outcome:
+    """Runs the whole thing on a fresh schema (dropped afterwards)."""
+    schema = f"yx_soak_{uuid.uuid4().hex[:12]}"
+    await _pg_execute(f"CREATE SCHEMA {schema}")
+    url = f"{PG_URL}?schema={schema}"
+    model = TaggedModel(seed)
+    pool: WorkerPool | None = None
+    library: Library | None = None
+    marks = {"start": time.monotonic()}
+    try:
+        token = await seed_database(url)
+        pool = WorkerPool(url, folder, model, workers, lease_seconds=lease_seconds)
+        await asyncio.to_thread(pool.start_all)
+        marks["started"] = time.monotonic()
+        library = Library(url, folder / "b", model.server_for("lib").base_url, lease_seconds)
+        history = History()
+        team = [Client(f"c{n}", history, token, library) for n in range(clients)]
+        driver = Driver(seed, pool, history, team)
+        await driver.run(seconds, kill_every)
+        marks["driven"] = time.monotonic()
+        await driver.settle(lease_seconds)
+        services = open_services(url)
+        try:
+            snapshot = await read_snapshot(services, app_name=AGENT, user_id=USER)
+        finally:
+            await services.close()
+        marks["checked"] = time.monotonic()
+        calls = list(model.calls)
+        outcome = Outcome(seed, history, calls, snapshot, check(history, calls, snapshot))
+        stages = list(marks.items())
+        outcome.seconds = {b[0]: b[1] - a[1] for a, b in itertools.pairwise(stages)}
+        return outcome
+    finally:
+        if library is not None:
+            await library.close()
+        if pool is not None:
+            await asyncio.to_thread(pool.stop_all)
+        model.stop()
+        await _pg_execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
