@@ -288,10 +288,13 @@ def snap_ops_after(facts: Facts, session: str, after: float) -> list[Op]:
 
 def no_half_turn(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
     found = []
+    deleted = _deletes(facts)
     for run in facts.snapshot.runs:
         events = facts.snapshot.sessions.get(run.session_id)
         if run.status != "completed" or events is None:
             continue
+        if any(s == run.session_id and run.started_at < at for s, at, _ in deleted):
+            continue  # a deleted session's run left behind: `deleted_stays_deleted`
         mine = [e for e in events if e.invocation_id == run.invocation_id and e.author != "user"]
         if not mine or not mine[-1].final:
             last = mine[-1] if mine else None

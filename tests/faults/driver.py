@@ -57,7 +57,7 @@ class Driver:
     # -- choosing ---------------------------------------------------------------------------
 
     def _worker(self, rng: random.Random, other_than: Worker | None = None) -> Worker:
-        live = [w for w in self.pool.workers if w.alive and w is not other_than]
+        live = [w for w in self.pool.workers if w.ready and w is not other_than]
         pick = live if live and rng.random() < 0.9 else self.pool.workers
         return rng.choice(pick)
 
@@ -91,7 +91,12 @@ class Driver:
             listed = await client.list(self._worker(rng), session)
             runs = listed.value.get("runs", []) if listed.type == "ok" else []
             if runs:
-                await client.cancel(self._worker(rng), session, str(runs[0]["id"]))
+                run = runs[0]
+                done = await client.cancel(self._worker(rng), session, str(run["id"]))
+                if done.type == "ok":  # its waiting points are withdrawn: resuming is a rerun
+                    points = listed.value.get("points", [])
+                    mine = [p for p in points if p["invocation_id"] == run["invocation_id"]]
+                    self.known.spent += [(session, str(p["id"])) for p in mine]
         elif kind == "delete":
             await self._delete(client, rng, session)
         elif kind == "follow":
@@ -197,7 +202,7 @@ class Driver:
         (closing runs of dead workers), so the database holds only closed or waiting runs."""
         await asyncio.sleep(lease_seconds + 0.5)
         client = self.clients[0]
-        live = [w for w in self.pool.workers if w.alive]
+        live = [w for w in self.pool.workers if w.ready]
         sessions = {o.session for o in self.history.ops if o.session is not None}
         for session in sorted(sessions):
             await client.list(self.rng.choice(live), session)

@@ -1,0 +1,38 @@
+"""The exactly-once promise under random faults, as CI runs it: two `yuxi serve api`
+workers on one PostgreSQL database plus the library resume path, four clients issuing
+random runs, answers (duplicated and concurrent), cancels, deletes and creates from a
+fixed seed, a nemesis SIGKILLing and restarting workers, then the checker over the
+history, the model's call log and the database (tests/faults/checker.py). A failure
+prints the seed and the history shortened to the run that broke; the full history is
+left in the test's tmp_path. The longer soak: `python -m bench.soak_exactly_once`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.faults.soak import soak
+from tests.sql_backends import require_pg
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+SEED = int(os.environ.get("YUXI_SOAK_SEED", "20261202"))
+SECONDS = float(os.environ.get("YUXI_SOAK_SECONDS", "30"))
+
+
+def test_runs_happen_exactly_once_under_random_faults(tmp_path: Path) -> None:
+    require_pg()
+    outcome = asyncio.run(soak(SEED, SECONDS, tmp_path, workers=2, clients=4))
+    saved = tmp_path / "history.jsonl"
+    saved.write_text(outcome.history.dumps())
+    print(outcome.summary())
+    # The run did something worth checking: runs reached waiting points and were
+    # answered, and the nemesis killed a worker.
+    kinds = {(o.f, o.type) for o in outcome.history.ops}
+    assert {("run", "ok"), ("answer", "invoke"), ("kill", "ok")} <= kinds, outcome.summary()
+    assert any(c.answer for c in outcome.calls), outcome.summary()
+    if outcome.violations:
+        pytest.fail(f"{outcome.summary()}\n{outcome.report()}\nhistory: {saved}", pytrace=False)
