@@ -234,7 +234,17 @@ def deleted_stays_deleted(facts: Facts, calls: Sequence[ModelCall]) -> list[Viol
         old_points = [
             p.id for p in snap.points if p.session_id == session and p.created_at < invoked
         ]
-        old_events = [e for e in snap.sessions.get(session, ()) if e.timestamp < invoked]
+        old_tags = {
+            str(o.value["tag"])
+            for o in facts.invocation.values()
+            if o.f == "run" and o.session == session and o.time < invoked
+        }
+        old_invocations = {facts.tag_invocation[t] for t in old_tags if t in facts.tag_invocation}
+        old_events = [
+            e
+            for e in snap.sessions.get(session, ())
+            if e.timestamp < invoked or e.invocation_id in old_invocations
+        ]
         if old_runs or old_points or old_events:
             found.append(
                 _v(

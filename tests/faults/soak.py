@@ -60,7 +60,7 @@ async def soak(
     workers: int = 2,
     clients: int = 4,
     kill_every: tuple[float, float] = (6.0, 12.0),
-    lease_seconds: float = 2.0,
+    lease_seconds: float = 3.0,
 ) -> Outcome:
     """Runs the whole thing on a fresh schema (dropped afterwards)."""
     schema = f"yx_soak_{uuid.uuid4().hex[:12]}"

@@ -142,6 +142,10 @@ def test_deleted_stays_deleted() -> None:
     assert not violations("deleted_stays_deleted", h, [], Snapshot())
     found = violations("deleted_stays_deleted", h, [], snap())
     assert len(found) == 1 and "still stored" in found[0]
+    # The old run's events written into the re-created session after the delete.
+    late = Snapshot(sessions={S: [EventRow(INV, "helper", 5.0, text="done t1")]})
+    found = violations("deleted_stays_deleted", h, [], late)
+    assert len(found) == 1 and "1 events" in found[0]
     listed = {"runs": [], "points": [{"id": P, "invocation_id": INV, "created_at": 1.8}]}
     again = run_started(Story()).op("delete", 3.0, 3.1, session=S)
     again.op("list", 3.5, 3.6, session=S, got=listed)

@@ -76,7 +76,7 @@ class WorkerPool:
     folder: Path
     model: TaggedModel
     count: int
-    lease_seconds: float = 2.0
+    lease_seconds: float = 3.0
     workers: list[Worker] = field(default_factory=list)
 
     def __post_init__(self) -> None:
