@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(outcome.summary())
     if args.out is not None:
-        args.out.write_text(outcome.history.dumps())
-        print(f"history: {args.out}")
+        outcome.save(args.out)
+        print(f"history: {args.out} (model calls beside it)")
     if outcome.violations:
         print(outcome.report())
         return 1

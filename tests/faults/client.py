@@ -9,6 +9,7 @@ text as the client saw it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -46,11 +47,13 @@ def _final_text(data: dict[str, Any]) -> str:
 class Client:
     """One logical client process (`name`) of the history."""
 
-    def __init__(self, name: str, history: History, token: str, library: Library) -> None:
+    def __init__(
+        self, name: str, history: History, token: str, libraries: Sequence[Library]
+    ) -> None:
         self.name = name
         self.history = history
         self.auth = {"Authorization": f"Bearer {token}"}
-        self.library = library
+        self.libraries = libraries
 
     def _http(self, worker: Worker) -> httpx.AsyncClient:
         return httpx.AsyncClient(base_url=worker.base, headers=self.auth, timeout=STREAM_TIMEOUT)
@@ -183,33 +186,33 @@ class Client:
 
     # -- the library path -----------------------------------------------------------------
 
-    async def lib_answer(self, session: str, point: str, token: str) -> Op:
+    async def lib_answer(self, session: str, point: str, token: str, which: int = 0) -> Op:
         op = self.history.invoke(
             self.name,
             "lib_answer",
-            worker="lib",
+            worker=f"lib{which}",
             session=session,
             point=point,
             value={"token": token},
         )
         try:
-            await self.library.answer(point, token)
+            await self.libraries[which].answer(point, token)
         except WaitpointError as exc:  # the store's refusal: the answer was not recorded
             return self.history.complete(op, "fail", value={"error": type(exc).__name__})
         # Recorded: the op is accepted whatever the run does; an exception from the run
         # is an ok without a final status.
-        return await self._lib_run(op, point, accepted=True)
+        return await self._lib_run(op, point, which, accepted=True)
 
-    async def lib_resume(self, session: str, point: str) -> Op:
+    async def lib_resume(self, session: str, point: str, which: int = 0) -> Op:
         """A resume of a point answered (or withdrawn) before: a duplicate."""
         op = self.history.invoke(
-            self.name, "lib_resume", worker="lib", session=session, point=point
+            self.name, "lib_resume", worker=f"lib{which}", session=session, point=point
         )
-        return await self._lib_run(op, point, accepted=False)
+        return await self._lib_run(op, point, which, accepted=False)
 
-    async def _lib_run(self, op: Op, point: str, *, accepted: bool) -> Op:
+    async def _lib_run(self, op: Op, point: str, which: int, *, accepted: bool) -> Op:
         try:
-            resumed = await self.library.resume(point)
+            resumed = await self.libraries[which].resume(point)
         except (LedgerError, WaitpointError) as exc:  # refused before it started: final
             refused = {"refused": f"{type(exc).__name__}: {exc}"[:500]}
             return self.history.complete(op, "ok" if accepted else "fail", value=refused)

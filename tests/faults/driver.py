@@ -86,7 +86,7 @@ class Driver:
                 await self._answer(kind, client, rng, session, point)
         elif kind == "lib_resume_spent" and self.known.spent:
             spent_session, point = rng.choice(self.known.spent)
-            await client.lib_resume(spent_session, point)
+            await client.lib_resume(spent_session, point, rng.randrange(2))
         elif kind == "cancel":
             listed = await client.list(self._worker(rng), session)
             runs = listed.value.get("runs", []) if listed.type == "ok" else []
@@ -107,27 +107,31 @@ class Driver:
     async def _answer(
         self, kind: str, client: Client, rng: random.Random, session: str, point: str
     ) -> None:
-        self.known.spent.append((session, point))
+        token = answer_token(self.known.next(""))
         if kind == "answer":
-            await client.answer(
-                self._worker(rng), session, point, answer_token(self.known.next(""))
+            ops = [await client.answer(self._worker(rng), session, point, token)]
+        elif kind == "lib_answer_dup":
+            # The library path, with a duplicate resume of the same answer while the first
+            # is inside its model call: on the same Runner (0.25 s later), or at once on a
+            # second Runner with its own engine (two hosts racing for one run).
+            late, other = (0.25, 0) if rng.random() < 0.5 else (0.0, 1)
+            first, _ = await asyncio.gather(
+                client.lib_answer(session, point, token),
+                self._later(late, client.lib_resume(session, point, other)),
             )
-            return
-        if kind == "lib_answer_dup":
-            # The library path, and a duplicate resume of the same answer while the first
-            # is inside its model call (on the same Runner).
-            first = client.lib_answer(session, point, answer_token(self.known.next("")))
-            await asyncio.gather(first, self._later(0.25, client.lib_resume(session, point)))
-            return
-        a = self._worker(rng)
-        b = self._worker(rng, other_than=a)
-        racers = [
-            client.answer(a, session, point, answer_token(self.known.next(""))),
-            client.answer(b, session, point, answer_token(self.known.next(""))),
-        ]
-        if rng.random() < 0.3:
-            racers.append(client.lib_answer(session, point, answer_token(self.known.next(""))))
-        await asyncio.gather(*racers)
+            ops = [first]
+        else:
+            a = self._worker(rng)
+            b = self._worker(rng, other_than=a)
+            racers = [
+                client.answer(a, session, point, token),
+                client.answer(b, session, point, answer_token(self.known.next(""))),
+            ]
+            if rng.random() < 0.3:
+                racers.append(client.lib_answer(session, point, answer_token(self.known.next(""))))
+            ops = list(await asyncio.gather(*racers))
+        if any(op.type == "ok" for op in ops):  # answered: resuming it again is a duplicate
+            self.known.spent.append((session, point))
 
     @staticmethod
     async def _later(delay: float, work: object) -> None:

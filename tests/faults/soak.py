@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import itertools
 import time
 import uuid
@@ -51,6 +53,12 @@ class Outcome:
     def report(self) -> str:
         return report(self.seed, self.violations, self.history)
 
+    def save(self, path: Path) -> None:
+        """The history (JSON lines) at `path`, the model's calls beside it."""
+        path.write_text(self.history.dumps())
+        calls = "\n".join(json.dumps(dataclasses.asdict(c)) for c in self.calls)
+        path.with_suffix(".calls.jsonl").write_text(calls)
+
 
 async def soak(
     seed: int,
@@ -68,16 +76,20 @@ async def soak(
     url = f"{PG_URL}?schema={schema}"
     model = TaggedModel(seed)
     pool: WorkerPool | None = None
-    library: Library | None = None
+    libraries: list[Library] = []
     marks = {"start": time.monotonic()}
     try:
         token = await seed_database(url)
         pool = WorkerPool(url, folder, model, workers, lease_seconds=lease_seconds)
         await asyncio.to_thread(pool.start_all)
         marks["started"] = time.monotonic()
-        library = Library(url, folder / "b", model.server_for("lib").base_url, lease_seconds)
+        # Two library Runners, each with its own engine: two hosts of the library path.
+        libraries += [
+            Library(url, folder / "b", model.server_for(f"lib{n}").base_url, lease_seconds)
+            for n in range(2)
+        ]
         history = History()
-        team = [Client(f"c{n}", history, token, library) for n in range(clients)]
+        team = [Client(f"c{n}", history, token, libraries) for n in range(clients)]
         driver = Driver(seed, pool, history, team)
         await driver.run(seconds, kill_every)
         marks["driven"] = time.monotonic()
@@ -94,7 +106,7 @@ async def soak(
         outcome.seconds = {b[0]: b[1] - a[1] for a, b in itertools.pairwise(stages)}
         return outcome
     finally:
-        if library is not None:
+        for library in libraries:
             await library.close()
         if pool is not None:
             await asyncio.to_thread(pool.stop_all)

@@ -27,12 +27,12 @@ def test_runs_happen_exactly_once_under_random_faults(tmp_path: Path) -> None:
     require_pg()
     outcome = asyncio.run(soak(SEED, SECONDS, tmp_path, workers=2, clients=4))
     saved = tmp_path / "history.jsonl"
-    saved.write_text(outcome.history.dumps())
+    outcome.save(saved)
     print(outcome.summary())
-    # The run did something worth checking: runs reached waiting points and were
-    # answered, and the nemesis killed a worker.
-    kinds = {(o.f, o.type) for o in outcome.history.ops}
-    assert {("run", "ok"), ("answer", "invoke"), ("kill", "ok")} <= kinds, outcome.summary()
-    assert any(c.answer for c in outcome.calls), outcome.summary()
     if outcome.violations:
         pytest.fail(f"{outcome.summary()}\n{outcome.report()}\nhistory: {saved}", pytrace=False)
+    # It did something worth checking: runs reached waiting points that were answered,
+    # and the nemesis killed a worker.
+    kinds = {(o.f, o.type) for o in outcome.history.ops}
+    assert {("run", "ok"), ("kill", "ok")} <= kinds, outcome.summary()
+    assert kinds & {("answer", "ok"), ("lib_answer", "ok")}, outcome.summary()
