@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import itertools
+import json
 import time
 import uuid
 from dataclasses import dataclass, field
