@@ -116,10 +116,9 @@ def closed_stays_closed(facts: Facts, calls: Sequence[ModelCall]) -> list[Violat
         tag = facts.invocation_tag.get(run.invocation_id)
         if tag is not None and run.status in TERMINAL and run.ended_at is not None:
             ends[tag].append((run.ended_at, f"the ledger closed it {run.status}"))
-    for session, _, acknowledged in _deletes(facts):
+    for session, invoked, acknowledged in _deletes(facts):
         for tag, owner in facts.tag_session.items():
-            started = facts.invocation.get(_run_op_of(facts, tag), None)
-            if owner == session and started is not None and started.time < acknowledged:
+            if owner == session and facts.started_before(tag, invoked):
                 ends[tag].append((acknowledged, "its session was deleted"))
     for tag, group in _by_tag(calls).items():
         for call in group:
@@ -134,13 +133,6 @@ def closed_stays_closed(facts: Facts, calls: Sequence[ModelCall]) -> list[Violat
                     )
                 )
     return found
-
-
-def _run_op_of(facts: Facts, tag: str) -> int:
-    for op in facts.invocation.values():
-        if op.f == "run" and op.value.get("tag") == tag:
-            return op.id
-    return -1
 
 
 def answer_resumed_once(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
@@ -234,12 +226,13 @@ def deleted_stays_deleted(facts: Facts, calls: Sequence[ModelCall]) -> list[Viol
         old_points = [
             p.id for p in snap.points if p.session_id == session and p.created_at < invoked
         ]
-        old_tags = {
-            str(o.value["tag"])
-            for o in facts.invocation.values()
-            if o.f == "run" and o.session == session and o.time < invoked
+        old_invocations = {
+            facts.tag_invocation[tag]
+            for tag, owner in facts.tag_session.items()
+            if owner == session
+            and tag in facts.tag_invocation
+            and facts.started_before(tag, invoked)
         }
-        old_invocations = {facts.tag_invocation[t] for t in old_tags if t in facts.tag_invocation}
         old_events = [
             e
             for e in snap.sessions.get(session, ())

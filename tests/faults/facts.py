@@ -42,6 +42,7 @@ class Facts:
     run_tag: dict[str, str] = field(default_factory=dict)
     point_invocation: dict[str, str] = field(default_factory=dict)
     point_created: dict[str, float] = field(default_factory=dict)
+    invocation_started: dict[str, float] = field(default_factory=dict)
     token_op: dict[str, Op] = field(default_factory=dict)  # the answer's invocation
     completion: dict[int, Op] = field(default_factory=dict)
     invocation: dict[int, Op] = field(default_factory=dict)
@@ -64,6 +65,7 @@ class Facts:
                     self.tag_session.setdefault(tag, sid)
         for run in self.snapshot.runs:
             self._bind(run_id=run.run_id, invocation=run.invocation_id)
+            self._started(run.invocation_id, run.started_at)
         for point in self.snapshot.points:
             self.point_invocation[point.id] = point.invocation_id
             self.point_created[point.id] = point.created_at
@@ -96,9 +98,27 @@ class Facts:
         )
         for run in op.value.get("runs", ()):
             self._bind(run_id=run["id"], invocation=run["invocation_id"])
+            self._started(run["invocation_id"], float(run["started_at"]))
         for point in op.value.get("points", ()):
             self.point_invocation.setdefault(point["id"], point["invocation_id"])
             self.point_created.setdefault(point["id"], float(point["created_at"]))
+
+    def _started(self, invocation: str, at: float) -> None:
+        self.invocation_started[invocation] = min(at, self.invocation_started.get(invocation, at))
+
+    def started_before(self, tag: str, at: float) -> bool:
+        """Whether the run tagged `tag` surely began before `at`: the ledger or a listing
+        says so, or its request was answered by then (a request sent earlier may still
+        have been served later, in a session re-created meanwhile)."""
+        invocation = self.tag_invocation.get(tag)
+        started = self.invocation_started.get(invocation or "")
+        if started is not None:
+            return started < at
+        for op in self.invocation.values():
+            if op.f == "run" and op.value.get("tag") == tag:
+                done = self.completion.get(op.id)
+                return done is not None and done.time < at
+        return False
 
     def tag_of_run(self, run_id: str | None) -> str | None:
         if run_id is None:

@@ -48,12 +48,12 @@ def call(start: float, end: float, worker: str = "w0", answer: str | None = None
     return ModelCall(worker, "t1", answer, "done", start, end)
 
 
-def events(final: bool = True) -> list[EventRow]:
-    rows = [EventRow(INV, "user", 1.0, text="go t1")]
+def events(final: bool = True, at: float = 1.0) -> list[EventRow]:
+    rows = [EventRow(INV, "user", at, text="go t1")]
     if final:
-        rows.append(EventRow(INV, "helper", 2.0, text="done t1"))
+        rows.append(EventRow(INV, "helper", at + 1, text="done t1"))
     else:
-        rows.append(EventRow(INV, "helper", 2.0, calls=("call-1",)))
+        rows.append(EventRow(INV, "helper", at + 1, calls=("call-1",)))
     return rows
 
 
@@ -94,6 +94,15 @@ def test_closed_stays_closed_after_a_delete() -> None:
     h = run_started(Story()).op("delete", 3.0, 3.1, session=S).history()
     assert not violations("closed_stays_closed", h, [call(1.1, 1.5)], Snapshot())
     assert violations("closed_stays_closed", h, [call(1.1, 1.5), call(3.5, 3.9)], Snapshot())
+    # A message sent before the delete but served once the session was re-created runs
+    # in the new session: its model call after the delete is not a rerun.
+    got = {"status": "completed", "invocation_id": INV, "final_text": "done t1"}
+    late = Story().op("delete", 3.0, 3.1, session=S)
+    late.op("run", 2.9, 4.0, session=S, run_id=R, value={"tag": "t1"}, got=got)
+    run = RunRow(R, S, INV, "completed", None, 3.5, 4.0)
+    rows = Snapshot(runs=[run], sessions={S: events(at=3.5)})
+    assert not violations("closed_stays_closed", late.history(), [call(3.6, 3.9)], rows)
+    assert not violations("deleted_stays_deleted", late.history(), [], rows)
 
 
 def _answered(story: Story, outcomes: dict[str, str]) -> Story:
