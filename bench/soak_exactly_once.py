@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.faults.soak import soak
+from tests.faults.soak import Outcome, soak
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +25,12 @@ def main(argv: list[str] | None = None) -> int:
         "--kill-every", type=float, nargs=2, default=(6.0, 12.0), metavar=("MIN", "MAX")
     )
     parser.add_argument("--out", type=Path, default=None, help="history file (JSON lines)")
+    parser.add_argument(
+        "--recheck", type=Path, default=None, help="check a saved --out again; run nothing"
+    )
     args = parser.parse_args(argv)
+    if args.recheck is not None:
+        return _verdict(Outcome.load(args.recheck, args.seed))
     with tempfile.TemporaryDirectory(prefix="yuxi-soak-") as folder:
         outcome = asyncio.run(
             soak(
@@ -37,10 +42,14 @@ def main(argv: list[str] | None = None) -> int:
                 kill_every=tuple(args.kill_every),
             )
         )
-    print(outcome.summary())
     if args.out is not None:
         outcome.save(args.out)
-        print(f"history: {args.out} (model calls beside it)")
+        print(f"history: {args.out} (model calls and the database snapshot beside it)")
+    return _verdict(outcome)
+
+
+def _verdict(outcome: Outcome) -> int:
+    print(outcome.summary())
     if outcome.violations:
         print(outcome.report())
         return 1

@@ -7,6 +7,7 @@ tested on hand-made snapshots.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,15 @@ from google.adk.events import Event
 
 from adk_yuxi.storage import YuxiServices
 
-__all__ = ["EventRow", "PointRow", "RunRow", "Snapshot", "read_snapshot"]
+__all__ = [
+    "EventRow",
+    "PointRow",
+    "RunRow",
+    "Snapshot",
+    "read_snapshot",
+    "snapshot_json",
+    "snapshot_of_json",
+]
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,26 @@ class Snapshot:
 
     def run_of(self, invocation_id: str) -> RunRow | None:
         return next((r for r in self.runs if r.invocation_id == invocation_id), None)
+
+
+def snapshot_json(snapshot: Snapshot) -> str:
+    return json.dumps(dataclasses.asdict(snapshot))
+
+
+def snapshot_of_json(text: str) -> Snapshot:
+    """A snapshot saved by `snapshot_json` (to check a recorded outcome again)."""
+    data = json.loads(text)
+    return Snapshot(
+        runs=[RunRow(**r) for r in data["runs"]],
+        points=[PointRow(**p) for p in data["points"]],
+        sessions={
+            sid: [
+                EventRow(**{**e, "calls": tuple(e["calls"]), "responses": tuple(e["responses"])})
+                for e in events
+            ]
+            for sid, events in data["sessions"].items()
+        },
+    )
 
 
 def event_row(event: Event) -> EventRow:

@@ -21,7 +21,7 @@ from .driver import Driver
 from .history import History
 from .library import Library
 from .model import ModelCall, TaggedModel
-from .snapshot import Snapshot, read_snapshot
+from .snapshot import Snapshot, read_snapshot, snapshot_json, snapshot_of_json
 from .workers import AGENT, USER, WorkerPool, seed_database
 
 __all__ = ["Outcome", "soak"]
@@ -54,10 +54,21 @@ class Outcome:
         return report(self.seed, self.violations, self.history)
 
     def save(self, path: Path) -> None:
-        """The history (JSON lines) at `path`, the model's calls beside it."""
+        """The history (JSON lines) at `path`, the model's calls and the snapshot beside
+        it: `load` reads all three back to check them again."""
         path.write_text(self.history.dumps())
         calls = "\n".join(json.dumps(dataclasses.asdict(c)) for c in self.calls)
         path.with_suffix(".calls.jsonl").write_text(calls)
+        path.with_suffix(".snapshot.json").write_text(snapshot_json(self.snapshot))
+
+    @classmethod
+    def load(cls, path: Path, seed: int = -1) -> Outcome:
+        """A saved outcome, checked again by the current rules."""
+        history = History.loads(path.read_text())
+        lines = path.with_suffix(".calls.jsonl").read_text().splitlines()
+        calls = [ModelCall(**json.loads(line)) for line in lines if line.strip()]
+        snapshot = snapshot_of_json(path.with_suffix(".snapshot.json").read_text())
+        return cls(seed, history, calls, snapshot, check(history, calls, snapshot))
 
 
 async def soak(

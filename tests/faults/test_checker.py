@@ -3,6 +3,7 @@ fail, so the checker itself can fail."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .checker import RULES, check, report
@@ -10,6 +11,7 @@ from .facts import Facts
 from .history import History, Op
 from .model import ModelCall
 from .snapshot import EventRow, PointRow, RunRow, Snapshot
+from .soak import Outcome
 
 S, R, P, INV = "s1", "run-1", "wp-1", "e-1"
 
@@ -227,3 +229,13 @@ def test_report_names_the_seed_and_only_the_broken_session() -> None:
 def test_history_round_trips() -> None:
     history = run_started(Story()).history()
     assert History.loads(history.dumps()).ops == history.ops
+
+
+def test_a_saved_outcome_is_checked_again_the_same(tmp_path: Path) -> None:
+    history = run_started(Story(), "completed").history()
+    calls = [call(1.1, 1.9), call(3.0, 3.5)]
+    outcome = Outcome(5, history, calls, snap("completed", 2.0), [])
+    outcome.save(tmp_path / "h.jsonl")
+    loaded = Outcome.load(tmp_path / "h.jsonl", 5)
+    assert loaded.calls == calls and loaded.snapshot == outcome.snapshot
+    assert [v.rule for v in loaded.violations] == ["closed_stays_closed"]
