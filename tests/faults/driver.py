@@ -20,7 +20,7 @@ WEIGHTS = {
     "run": 24,
     "answer": 14,
     "answer_race": 12,
-    "lib_answer_dup": 6,
+    "lib_answer_dup": 8,
     "lib_resume_spent": 5,
     "cancel": 8,
     "delete": 5,
@@ -113,8 +113,9 @@ class Driver:
         elif kind == "lib_answer_dup":
             # The library path, with a duplicate resume of the same answer while the first
             # is inside its model call: on the same Runner (0.25 s later), or at once on a
-            # second Runner with its own engine (two hosts racing for one run).
-            late, other = (0.25, 0) if rng.random() < 0.5 else (0.0, 1)
+            # second Runner with its own engine (two hosts racing for one run) once the
+            # answer is recorded.
+            late, other = (0.25, 0) if rng.random() < 0.5 else (0.05, 1)
             first, _ = await asyncio.gather(
                 client.lib_answer(session, point, token),
                 self._later(late, client.lib_resume(session, point, other)),
