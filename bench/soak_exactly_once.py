@@ -24,6 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--kill-every", type=float, nargs=2, default=(6.0, 12.0), metavar=("MIN", "MAX")
     )
+    parser.add_argument(
+        "--weight",
+        action="append",
+        default=[],
+        metavar="OP=N",
+        help="how often the driver picks OP (see tests/faults/driver.py WEIGHTS); repeatable",
+    )
     parser.add_argument("--out", type=Path, default=None, help="history file (JSON lines)")
     parser.add_argument(
         "--recheck", type=Path, default=None, help="check a saved --out again; run nothing"
@@ -40,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                 workers=args.workers,
                 clients=args.clients,
                 kill_every=tuple(args.kill_every),
+                weights={k: int(v) for k, v in (w.split("=", 1) for w in args.weight)},
             )
         )
     if args.out is not None:

@@ -45,8 +45,14 @@ class Knowledge:
 
 class Driver:
     def __init__(
-        self, seed: int, pool: WorkerPool, history: History, clients: list[Client]
+        self,
+        seed: int,
+        pool: WorkerPool,
+        history: History,
+        clients: list[Client],
+        weights: dict[str, int] | None = None,
     ) -> None:
+        self.weights = {**WEIGHTS, **(weights or {})}
         self.seed = seed
         self.pool = pool
         self.history = history
@@ -72,7 +78,7 @@ class Driver:
     # -- one step of one client -------------------------------------------------------------
 
     async def step(self, client: Client, rng: random.Random) -> None:
-        kind = rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
+        kind = rng.choices(list(self.weights), weights=list(self.weights.values()))[0]
         session = self._session(rng)
         if session is None or kind == "create_race":
             await self._create_race(client, rng)

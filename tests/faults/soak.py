@@ -80,8 +80,10 @@ async def soak(
     clients: int = 4,
     kill_every: tuple[float, float] = (6.0, 12.0),
     lease_seconds: float = 3.0,
+    weights: dict[str, int] | None = None,
 ) -> Outcome:
-    """Runs the whole thing on a fresh schema (dropped afterwards)."""
+    """Runs the whole thing on a fresh schema (dropped afterwards); `weights` change
+    how often the driver picks each operation (`driver.WEIGHTS`)."""
     schema = f"yx_soak_{uuid.uuid4().hex[:12]}"
     await _pg_execute(f"CREATE SCHEMA {schema}")
     url = f"{PG_URL}?schema={schema}"
@@ -101,7 +103,7 @@ async def soak(
         ]
         history = History()
         team = [Client(f"c{n}", history, token, libraries) for n in range(clients)]
-        driver = Driver(seed, pool, history, team)
+        driver = Driver(seed, pool, history, team, weights)
         await driver.run(seconds, kill_every)
         marks["driven"] = time.monotonic()
         await driver.settle(lease_seconds)
