@@ -161,7 +161,8 @@ def final_status(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
                 found.append(
                     _v(
                         "final_status",
-                        f"op #{done.id} {done.f} ended with status {status}",
+                        f"op #{done.id} {done.f} ended with status {status}"
+                        f" ({done.value.get('error', 'its last run_status')})",
                         **where,
                     )
                 )

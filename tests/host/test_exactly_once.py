@@ -25,7 +25,10 @@ SECONDS = float(os.environ.get("YUXI_SOAK_SECONDS", "30"))
 
 def test_runs_happen_exactly_once_under_random_faults(tmp_path: Path) -> None:
     require_pg()
-    outcome = asyncio.run(soak(SEED, SECONDS, tmp_path, workers=2, clients=4))
+    # Library duplicates more often than the soak's mix: 30 s must reach the race of two
+    # resumes of one run inside its model call.
+    mix = {"lib_answer_dup": 14}
+    outcome = asyncio.run(soak(SEED, SECONDS, tmp_path, workers=2, clients=4, weights=mix))
     saved = tmp_path / "history.jsonl"
     outcome.save(saved)
     print(outcome.summary())
