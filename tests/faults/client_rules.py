@@ -58,7 +58,7 @@ def deleted_stays_deleted(facts: Facts, calls: Sequence[ModelCall]) -> list[Viol
                     **where,
                 )
             )
-        for op in snap_ops_after(facts, session, acknowledged):
+        for op in _acknowledged_after(facts, session, acknowledged):
             shown = [r["id"] for r in op.value.get("runs", ()) if r["started_at"] < invoked]
             shown += [p["id"] for p in op.value.get("points", ()) if p["created_at"] < invoked]
             if shown:
@@ -89,7 +89,7 @@ def _old_point(facts: Facts, point_id: str | None, deleted: float) -> bool:
     return created is not None and created < deleted
 
 
-def snap_ops_after(facts: Facts, session: str, after: float) -> list[Op]:
+def _acknowledged_after(facts: Facts, session: str, after: float) -> list[Op]:
     """Acknowledged ops on `session` invoked after `after`."""
     return [
         op
