@@ -4,7 +4,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench
+.PHONY: demo test lint typecheck bench docs
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,3 +27,6 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m bench
+
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs serve

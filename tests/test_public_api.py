@@ -164,6 +164,7 @@ PUBLIC: dict[str, set[str]] = {
         "PingResult",
         "UnusableModel",
         "declared_tool_names",
+        "model_error_text",
         "ping_model",
         "register_models",
         "resolve_agent_model",
@@ -179,6 +180,7 @@ PUBLIC: dict[str, set[str]] = {
         "AgentTree",
         "AgentTreeError",
         "AuthorizationPlugin",
+        "AgentAssemblyFailed",
         "AuthorizationUnavailable",
         "BASE_TOOL_IDS",
         "CAPABILITY_LIMITED",
@@ -257,6 +259,7 @@ PUBLIC: dict[str, set[str]] = {
     },
     "adk_yuxi.testing": {
         "ChatTurn",
+        "ErrorReply",
         "DEEPSEEK",
         "DOUBAO",
         "OpenAIScriptServer",

@@ -1,7 +1,7 @@
 """The inline SQLite writer: one stdlib connection used on the event loop's thread.
 
 A hop to aiosqlite's worker thread costs far more than the statement (numbers in
-``bench/README.md``, "SQLite inline"), so the store writes on its own thread. It
+``docs/design/sqlite-writer.md``, so the store writes on its own thread. It
 may only do work inline that never waits for another connection:
 
 * Every statement first runs with ``busy_timeout=0``. If SQLite answers

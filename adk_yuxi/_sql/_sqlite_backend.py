@@ -1,6 +1,6 @@
 """SQLite behind ``SqlStore``: inline writer and reader, aiosqlite as the fallback.
 
-Why inline (numbers and the design are in ``bench/README.md``, "SQLite inline"):
+Why inline (numbers and the design: ``docs/design/sqlite-writer.md``):
 a hop to aiosqlite's worker thread costs several times the statement itself, so
 writes run on the loop's thread on one stdlib connection behind an asyncio lock
 (SQLite has one writer anyway), and reads on a second shared connection. Neither

@@ -11,7 +11,7 @@ both migrate, and a failing step leaves the database as it was.
 A fresh database runs every step from the first, so the first step of a part is
 its baseline. A database whose version is newer than the code knows, or older
 than a part's first step, is refused with ``SchemaVersionError``.
-How to add a step or a part: README, "Schema changes".
+How to add a step or a part: ``docs/operations.md``, "Schema migrations".
 """
 
 from __future__ import annotations

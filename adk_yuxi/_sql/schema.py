@@ -313,6 +313,18 @@ _V4_DDL: dict[Backend, list[str]] = {
 }
 
 
+# Step 5: the bump function names its table unqualified, so a write from a session with
+# another search_path (an operator's console) failed with "relation does not exist". The
+# function now keeps the search path it was migrated under.
+_PINNED_BUMP_DDL: dict[Backend, list[str]] = {
+    "postgresql": ["ALTER FUNCTION yx_access_bump() SET search_path FROM CURRENT"],
+}
+
+
+async def _pinned_bump(migration: Migration) -> None:
+    await migration.run_ddl(_PINNED_BUMP_DDL)
+
+
 async def _access_marker(migration: Migration) -> None:
     await migration.run_ddl(_ACCESS_MARKER_DDL)
 
@@ -331,6 +343,7 @@ PLATFORM = SchemaPart(
             "an append writes one row: no session trigger or update_time indexes",
             _leaner,
         ),
+        Step(5, "the access bump trigger works under any search_path", _pinned_bump),
     ),
 )
 SCHEMA_VERSION = PLATFORM.version

@@ -36,7 +36,8 @@ DB_OPTION = click.option(
     multiple=True,
     required=True,
     type=click.Path(exists=True, path_type=Path),
-    help="Agent config YAML file, or a folder of them (repeatable).",
+    help="Agent config YAML file, or a folder of them (repeatable); all of them form one"
+    " catalog whose root agents are served, each with its sub-agents and agent tools.",
 )
 @click.option(
     "--workspaces",
@@ -69,6 +70,21 @@ DB_OPTION = click.option(
     type=float,
     help="How often this worker looks for cancel requests made through other workers.",
 )
+@click.option(
+    "--heartbeat-seconds",
+    default=15.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="A stream that sent nothing for this long sends a heartbeat comment"
+    " (keep it below your proxies' idle timeout).",
+)
+@click.option(
+    "--follow-seconds",
+    default=1800.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="How long GET .../events follows a run before it ends (the client follows again).",
+)
 @GC_OPTION
 def serve_api(
     db: str,
@@ -81,6 +97,8 @@ def serve_api(
     max_body_bytes: int,
     lease_seconds: float,
     cancel_poll_seconds: float,
+    heartbeat_seconds: float,
+    follow_seconds: float,
     gc_threshold: int,
 ) -> None:
     """Serve the authenticated host API for agent runs over HTTP."""
@@ -98,13 +116,15 @@ def serve_api(
             raise click.ClickException(f"no agent config (*.yaml, *.yml) in {shown}")
         config = ApiConfig(
             database_url=database_url(db),
-            agents=tuple(catalog.get(name) for name in catalog.names()),
+            agents=catalog,  # one catalog: every root agent with its tree
             workspace_root=workspaces,
             blob_dir=blobs,
             model=model,
             max_body_bytes=max_body_bytes,
             lease_seconds=lease_seconds,
             cancel_poll_seconds=cancel_poll_seconds,
+            heartbeat_seconds=heartbeat_seconds,
+            follow_seconds=follow_seconds,
         )
         config.check_folders()
         app = create_app(config)

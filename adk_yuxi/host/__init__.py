@@ -1,7 +1,7 @@
 """The host API: authenticated HTTP access to agent runs over the SDK's one runtime path.
 
 `create_app(ApiConfig(...))` builds the ASGI app; `yuxi serve api` runs it with uvicorn.
-The endpoints are listed in services/README.md and in the OpenAPI document.
+The endpoints are listed in docs/host-api.md and in the OpenAPI document.
 """
 
 from ._app import create_app

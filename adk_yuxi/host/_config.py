@@ -9,7 +9,7 @@ from pathlib import Path
 
 from google.adk.models.base_llm import BaseLlm
 
-from adk_yuxi.runtime import AgentConfig
+from adk_yuxi.runtime import AgentCatalog, AgentConfig
 
 __all__ = ["ApiConfig"]
 
@@ -18,19 +18,24 @@ __all__ = ["ApiConfig"]
 class ApiConfig:
     """Database, agents, workspaces and model of one API process.
 
-    `agents` are the configs it serves (each still needs its share in the access
-    database for a user to run it); `workspace_root` holds one directory per user for
-    the presented files (none: `present_artifacts` is unavailable); `model` overrides
-    every agent's model (a name, or a `BaseLlm` such as a test's `ScriptedLlm`);
-    `blob_dir` holds the artifact payloads (default: beside an SQLite file, else
-    `.yuxi/blobs`; workers sharing a database must share it).
+    `agents` are the configs it serves, as one catalog (an `AgentCatalog`, or configs):
+    every root agent (one no other agent names) is an agent of the API, served with
+    its tree, its sub-agents and agent tools reached through it; each agent still needs
+    its share in the access database for a user to run or reach it. `workspace_root`
+    holds one directory per user for the presented files (none: `present_artifacts` is
+    unavailable); `model` overrides every agent's model (a name, or a `BaseLlm` such
+    as a test's `ScriptedLlm`); `blob_dir` holds the artifact payloads (default: beside
+    an SQLite file, else `.yuxi/blobs`; workers sharing a database must share it).
     `lease_seconds` is how long a run outlives a dead worker before any worker closes
     it as failed; `cancel_poll_seconds` bounds how late a cancel request made through
-    another worker is noticed.
+    another worker is noticed. `heartbeat_seconds`: a stream (a run's, or a followed
+    session's) that sent nothing for that long sends a `: heartbeat` comment;
+    `follow_seconds`: how long `GET …/events` follows a run before it ends (with the
+    run's status as of then; the client follows again from its last event id).
     """
 
     database_url: str
-    agents: Sequence[AgentConfig]
+    agents: Sequence[AgentConfig] | AgentCatalog
     workspace_root: Path | None = None
     model: BaseLlm | str | None = None
     blob_dir: Path | None = None
@@ -53,6 +58,8 @@ class ApiConfig:
             raise ValueError("max_body_bytes must be at least 1024")
         if self.lease_seconds <= 0 or self.cancel_poll_seconds <= 0:
             raise ValueError("lease_seconds and cancel_poll_seconds must be positive")
+        if min(self.heartbeat_seconds, self.follow_seconds, self.poll_seconds) <= 0:
+            raise ValueError("heartbeat_seconds, follow_seconds and poll_seconds must be positive")
         if self.max_header_bytes < 1024:
             raise ValueError("max_header_bytes must be at least 1024")
         if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:

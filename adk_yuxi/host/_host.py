@@ -14,7 +14,7 @@ from google.adk.runners import Runner
 from adk_yuxi.access import AccessRepository, Principal, ResourceKind
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.ledger import LedgerPlugin, RunLedger, per_user_workspaces
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.waitpoints import WaitpointStore
 
@@ -22,6 +22,7 @@ from ._config import ApiConfig
 from ._control import RunControl
 from ._errors import ApiError
 from ._idempotency import IdempotencyKeys
+from ._public_errors import PublicErrorsPlugin
 
 __all__ = ["Host"]
 
@@ -45,10 +46,14 @@ class Host:
             lease_seconds=config.lease_seconds,
             poll_seconds=config.cancel_poll_seconds,
         )
-        self.agents: dict[str, AgentConfig] = {a.name: a for a in config.agents}
+        # The configs are one catalog; its root agents are the API's agents, each served
+        # with its tree (built and gated per user by `build_app`, as for any App).
+        catalog = AgentCatalog(config.agents)
+        trees = AgentTree.forest(catalog)
+        self.agents: dict[str, AgentConfig] = {t.root: t.config(t.root) for t in trees}
         self.runners: dict[str, Runner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        for agent in config.agents:
+        for root in self.agents:
             ledger = LedgerPlugin(
                 store,
                 repository=self.access,
@@ -61,13 +66,16 @@ class Host:
                 lease_seconds=config.lease_seconds,
             )
             app = build_app(
-                agent,
+                root,
                 self.access.load_principal,
+                catalog=catalog,
                 repository=self.access,
                 model=config.model,
-                plugins=[ledger],
+                # After the ledger: it records the error as it was; callers get the
+                # public sentence.
+                plugins=[ledger, PublicErrorsPlugin()],
             )
-            self.runners[agent.name] = Runner(
+            self.runners[root] = Runner(
                 app=app,
                 session_service=self.services.session_service,
                 memory_service=self.services.memory_service,

@@ -40,8 +40,9 @@ SSE_FRAMES = (
     "A stream of server-sent events: one `adk_event` frame per ADK event (`data` is the"
     " event as ADK serialises it, `id` its event id, the cursor for `Last-Event-ID`), then"
     " one `run_status` frame `{status, run_id, invocation_id, error_code}` whose status is"
-    " the run ledger's outcome (`completed`, `waiting`, `failed`, `cancelled`). A followed"
-    " stream that waits sends `: heartbeat` comment lines."
+    " the run ledger's outcome (`completed`, `waiting`, `failed` with its `error_code`,"
+    " `cancelled`; `none` when a followed session has no recorded run). A stream that"
+    " sends nothing for the heartbeat interval sends a `: heartbeat` comment line."
 )
 
 DOWNLOAD: dict[int | str, dict[str, Any]] = {

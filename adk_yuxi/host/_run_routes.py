@@ -7,10 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
-from adk_yuxi.ledger import LEASE_LAPSED, RunEnded, RunRecord
+from adk_yuxi.ledger import RunEnded, RunRecord
 
 from ._auth import Caller, authenticate, host_of
 from ._openapi import errors
+from ._outcome import error_code_of
 from ._schemas import RunOut, RunPage
 from ._sessions import _own_session
 
@@ -21,14 +22,15 @@ Auth = Annotated[Caller, Depends(authenticate)]
 
 
 def run_json(record: RunRecord) -> dict[str, Any]:
-    """What a caller sees of a run: never the worker or a raw error text."""
+    """What a caller sees of a run: never the worker or a raw error text; its status and
+    code as its stream's `run_status` gives them (`error_code_of`)."""
     return {
         "id": record.run_id,
         "session_id": record.session_id,
         "agent_id": record.app_name,
         "invocation_id": record.invocation_id,
         "status": record.status,
-        "error_code": LEASE_LAPSED if record.error == LEASE_LAPSED else None,
+        "error_code": error_code_of(record),
         "cancel_requested_at": record.cancel_requested_at,
         "started_at": record.started_at,
         "updated_at": record.updated_at,

@@ -3,7 +3,9 @@
 A run is driven by a task of the process, not by the request: a client that drops the
 connection leaves the run going, and `follow_session` (with `Last-Event-ID`) replays
 the stored events it missed, follows the run while the ledger says it is running, and
-ends with the same final status.
+ends with the same final status. Both streams send a heartbeat comment when they have
+sent nothing for `heartbeat_seconds` (a long model or tool call), so a proxy's idle
+timeout does not cut them.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from google.adk.events import Event
 from google.adk.runners import Runner
 from google.genai import types
 
-from adk_yuxi.ledger import LEASE_LAPSED, RunNotFound, RunRecord
+from adk_yuxi.ledger import RunNotFound, RunRecord
 from adk_yuxi.runtime import host_run_config
 
 from ._control import Claim
 from ._errors import ApiError
 from ._host import Host
-from ._sse import event_frame, frame
+from ._outcome import INTERNAL_ERROR, no_run_status, run_status
+from ._sse import HEARTBEAT, event_frame, frame
 
 __all__ = ["follow_retried_run", "follow_session", "stream_run"]
 
@@ -34,32 +37,18 @@ _HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 _START_WAIT_S = 10.0
 
 
-def _run_status(
-    record: RunRecord | None, invocation: str | None, error_code: str | None
-) -> dict[str, Any]:
-    # The ledger's outcome when it recorded the run; a run refused before it was
-    # recorded (no access) has only its events.
-    fallback = "failed" if error_code else "completed"
-    if record is not None and record.error == LEASE_LAPSED:
-        error_code = LEASE_LAPSED
-    return {
-        "status": record.status if record is not None else fallback,
-        "run_id": record.run_id if record is not None else None,
-        "invocation_id": record.invocation_id if record is not None else invocation,
-        "error_code": error_code,
-    }
-
-
-async def _status(
-    host: Host, claim: Claim, invocation: str | None, error_code: str | None
-) -> dict[str, Any]:
-    record: RunRecord | None = claim.final  # as `settle` left it
+async def _status(host: Host, claim: Claim, error_code: str | None) -> dict[str, Any]:
+    """The run's final status, from its ledger row as `settle` left it."""
+    record: RunRecord | None = claim.final
     if record is None:
         try:
             record = await host.ledger.get(claim.run_id)
-        except RunNotFound:
+        except RunNotFound:  # removed meanwhile (its session was deleted)
             record = None
-    return _run_status(record, invocation, error_code)
+    if record is not None:
+        return run_status(record)
+    failed = {"status": "failed", "error_code": error_code or INTERNAL_ERROR}
+    return {**failed, "run_id": claim.run_id, "invocation_id": claim.record.invocation_id}
 
 
 async def _drive(
@@ -86,9 +75,12 @@ async def _drive(
             if event.error_code:
                 error_code = event.error_code
             out.put_nowait(event_frame(event))
-        # A run the ledger plugin never began (refused before it) is closed here.
-        await host.control.settle(claim, "failed", "the run ended before the ledger began it")
-        out.put_nowait(frame("run_status", await _status(host, claim, invocation, error_code)))
+        # A run the ledger plugin never began (refused before it) is closed here, with
+        # the code its events ended with, so its row says what its stream said.
+        await host.control.settle(
+            claim, "failed", f"{error_code or 'run_not_started'}: ended before the ledger began it"
+        )
+        out.put_nowait(frame("run_status", await _status(host, claim, error_code)))
     except asyncio.CancelledError:
         await host.control.settle(claim, "cancelled", "the worker shut down")
         cancelled = {"status": "cancelled", "run_id": claim.run_id, "invocation_id": invocation}
@@ -97,15 +89,24 @@ async def _drive(
     except Exception:
         # Nothing of the exception reaches the client: the operator log has it.
         log.exception("run failed: app=%s session=%s", runner.app_name, session_id)
-        await host.control.settle(claim, "failed", "internal_error")
-        failed = {"status": "failed", "invocation_id": invocation, "error_code": "internal_error"}
+        await host.control.settle(claim, "failed", INTERNAL_ERROR)
+        failed = {"status": "failed", "invocation_id": invocation, "error_code": INTERNAL_ERROR}
         out.put_nowait(frame("run_status", {**failed, "run_id": claim.run_id}))
     finally:
         out.put_nowait(None)
 
 
-async def _relay(out: asyncio.Queue[bytes | None]) -> AsyncIterator[bytes]:
-    while (item := await out.get()) is not None:
+async def _relay(out: asyncio.Queue[bytes | None], heartbeat_s: float) -> AsyncIterator[bytes]:
+    """The run's frames as they come; a heartbeat after `heartbeat_s` without one (a
+    long model or tool call), as a followed stream sends them."""
+    while True:
+        try:
+            item = await asyncio.wait_for(out.get(), heartbeat_s)
+        except TimeoutError:
+            yield HEARTBEAT
+            continue
+        if item is None:
+            return
         yield item
 
 
@@ -121,7 +122,8 @@ def stream_run(
     out: asyncio.Queue[bytes | None] = asyncio.Queue()
     host.spawn(_drive(host, runner, user_id, session_id, message, claim, out))
     headers = {**_HEADERS, "X-Run-Id": claim.run_id}
-    return StreamingResponse(_relay(out), media_type="text/event-stream", headers=headers)
+    relay = _relay(out, host.config.heartbeat_seconds)
+    return StreamingResponse(relay, media_type="text/event-stream", headers=headers)
 
 
 def _after(events: list[Event], cursor: str | None) -> int | None:
@@ -134,34 +136,24 @@ def _after(events: list[Event], cursor: str | None) -> int | None:
     return None
 
 
-async def _current(
-    host: Host, runner: Runner, user_id: str, session_id: str, events: list[Event]
-) -> dict[str, Any]:
-    """The status of the session's current run; one whose worker's lease lapsed is
-    closed as failed (`worker_lease_expired`) here, so no follower waits for it."""
+async def _current(host: Host, runner: Runner, user_id: str, session_id: str) -> dict[str, Any]:
+    """The status of the session's latest run (`none` when it has no recorded run); one
+    whose worker's lease lapsed is closed as failed (`worker_lease_expired`) here, so no
+    follower waits for it."""
     record = await host.control.runs.current(
         app_name=runner.app_name, user_id=user_id, session_id=session_id
     )
-    last = record.invocation_id if record is not None else None
-    if last is None and events:
-        last = events[-1].invocation_id
-    return _run_status(record, last, _last_error(events, last))
-
-
-def _last_error(events: list[Event], invocation: str | None) -> str | None:
-    """The last error code among one invocation's events."""
-    errors = [e.error_code for e in events if e.invocation_id == invocation and e.error_code]
-    return errors[-1] if errors else None
+    return no_run_status() if record is None else run_status(record)
 
 
 async def _status_of(
-    host: Host, runner: Runner, user_id: str, session_id: str, run: RunRecord, events: list[Event]
+    host: Host, runner: Runner, user_id: str, session_id: str, run: RunRecord
 ) -> dict[str, Any]:
     """The status of one run (closed as failed here if its worker's lease lapsed)."""
     record = await host.control.runs.get(
         run.run_id, app_name=runner.app_name, user_id=user_id, session_id=session_id
     )
-    return _run_status(record, run.invocation_id, _last_error(events, run.invocation_id))
+    return run_status(record)
 
 
 async def follow_session(
@@ -189,20 +181,21 @@ async def follow_session(
     def frames_of(events: list[Event]) -> list[bytes]:
         return [event_frame(e) for e in events if only is None or e.invocation_id == only]
 
-    async def status(events: list[Event]) -> dict[str, Any]:
+    async def status() -> dict[str, Any]:
         if run is None:
-            return await _current(host, runner, user_id, session_id, events)
-        return await _status_of(host, runner, user_id, session_id, run, events)
+            return await _current(host, runner, user_id, session_id)
+        return await _status_of(host, runner, user_id, session_id, run)
 
     async def frames() -> AsyncIterator[bytes]:
         events, index = session.events, start
-        beat = time.monotonic()
+        beat = time.monotonic()  # when the client last got something
         deadline = beat + host.config.follow_seconds
         while True:
             for chunk in frames_of(events[index:]):
+                beat = time.monotonic()
                 yield chunk
             index = len(events)
-            current = await status(events)
+            current = await status()
             if current["status"] != "running" or time.monotonic() > deadline:
                 # Read once more after the ledger closed the run: its tail is stored.
                 again = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
@@ -212,7 +205,7 @@ async def follow_session(
                 return
             if time.monotonic() - beat >= host.config.heartbeat_seconds:
                 beat = time.monotonic()
-                yield b": heartbeat\n\n"
+                yield HEARTBEAT
             await asyncio.sleep(host.config.poll_seconds)
             fresh = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
             if fresh is None:

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 from google.adk.events import Event
 
-from adk_yuxi.errors import RunStopped
+from ._public_errors import public_event
 
-__all__ = ["PUBLIC_FAILURE", "event_frame", "frame"]
+__all__ = ["HEARTBEAT", "event_frame", "frame"]
 
-log = logging.getLogger("adk_yuxi.host")
-PUBLIC_FAILURE = "the run failed; the operator log has the details"
-
-
-def _public_codes() -> frozenset[str]:
-    """Codes whose event text is already one public sentence (every `RunStopped`)."""
-    codes: set[str] = set()
-    pending: list[type[RunStopped]] = [RunStopped]
-    while pending:
-        kind = pending.pop()
-        codes.add(kind.CODE)
-        pending.extend(kind.__subclasses__())
-    return frozenset(codes)
+HEARTBEAT = b": heartbeat\n\n"
+"""A comment line: keeps a quiet stream's connection open through proxies."""
 
 
 def frame(event: str, data: Any, ident: str | None = None) -> bytes:
@@ -38,12 +26,9 @@ def frame(event: str, data: Any, ident: str | None = None) -> bytes:
 
 
 def event_frame(event: Event) -> bytes:
-    """The ADK event as ADK serialises it; its id is the cursor of the stream.
-
-    An error text that is not one of ours (an exception's message, which may name
-    paths or internals) is replaced by one public sentence and logged instead."""
-    if event.error_message and event.error_code not in _public_codes():
-        log.warning("run error %s: %s", event.error_code, event.error_message)
-        event = event.model_copy(update={"error_message": PUBLIC_FAILURE})
+    """The ADK event as ADK serialises it; its id is the cursor of the stream. An error
+    event is sent as `public_event` words it (the host's plugin stored it so already;
+    this covers events stored before or by another path)."""
+    event = public_event(event) or event
     data = event.model_dump_json(exclude_none=True, by_alias=True)
     return frame("adk_event", data, ident=event.id)

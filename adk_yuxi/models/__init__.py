@@ -1,7 +1,7 @@
 """Model selection: `YUXI_MODEL`, ADK's model registry, and the offline demo model."""
 
 from ._demo import DEMO_MODEL_NAME, DemoLlm
-from ._errors import MODEL_REJECTED, MODEL_UNREACHABLE, MODEL_UNUSABLE
+from ._errors import MODEL_REJECTED, MODEL_UNREACHABLE, MODEL_UNUSABLE, model_error_text
 from ._openai import DEFAULT_OPENAI_BASE_URL, OpenAICompatibleLlm
 from ._openai_client import MALFORMED_ARGUMENTS_KEY, GuardedAsyncOpenAI
 from ._ping import PingResult, ping_model
@@ -28,6 +28,7 @@ __all__ = [
     "ReactLlm",
     "UnusableModel",
     "declared_tool_names",
+    "model_error_text",
     "ping_model",
     "register_models",
     "resolve_agent_model",

@@ -23,6 +23,7 @@ from google.genai import types
 from pydantic import Field
 from typing_extensions import override
 
+from ._errors import REACT_PARSE_FAILED
 from ._react_format import (
     ReactParseError,
     action_text,
@@ -35,7 +36,6 @@ from ._request import system_instruction_text
 __all__ = ["REACT_PARSE_FAILED", "REACT_PREFIX", "ReactLlm"]
 
 REACT_PREFIX = "react/"
-REACT_PARSE_FAILED = "REACT_PARSE_FAILED"
 
 
 def _declarations(request: LlmRequest) -> list[types.FunctionDeclaration]:

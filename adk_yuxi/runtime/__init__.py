@@ -36,6 +36,7 @@ from ._catalog import AgentCatalog, AgentConfigError, UnknownAgentError, load_ag
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits, ToolRetrieval
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
 from ._errors import (
+    AgentAssemblyFailed,
     AuthorizationUnavailable,
     LlmCallLimitReached,
     ToolCallLimitReached,
@@ -65,6 +66,7 @@ __all__ = [
     "FINAL_ANSWER_INSTRUCTION",
     "PLUGIN_NAME",
     "SKILL_LOADER_TOOLS",
+    "AgentAssemblyFailed",
     "AgentCatalog",
     "AgentConfig",
     "AgentConfigError",

@@ -31,6 +31,7 @@ from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings, default_registry
+from ._build_checks import check_retrieval, check_tool_names
 from ._catalog import AgentCatalog, AgentConfigError
 from ._config import AgentConfig
 from ._guards import guard_plugins
@@ -174,9 +175,8 @@ def build_app(
     (`AgentTree`); each agent is then a share-scoped resource gated per user (the root
     too, in a tree of more than one agent), with its own runtime from the same principal.
 
-    The agents (and so their models) are shared by every user of a source-backed app:
-    the configs' `model` is used as given there, while for a fixed non-admin principal it
-    is reset like the other admin-only fields (limits), which are reset per principal.
+    The configs are the deployer's: their `model` and `limits` bind every user, admin
+    or not. A config a non-admin writes goes through `AgentConfig.from_user` first.
 
     The model-facing guards follow the authorization plugin (`adk_yuxi.guards`): repair
     of malformed calls always, per-step tool retrieval when the root config's
@@ -187,6 +187,9 @@ def build_app(
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
     _check_names(tree, registry, skills, mcp_servers)
+    tools = default_registry if registry is None else registry
+    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
+    check_retrieval(tree, tools, mcp_servers)
     factories = {
         name: RuntimeFactory(
             agent,
@@ -215,17 +218,14 @@ def build_app(
         cache_size=cache_size,
         on_refusal=on_refusal,
     )
-    fixed_tree = plugin.cache.get(fixed) if fixed is not None else None
+    if fixed is not None:
+        plugin.cache.get(fixed)  # assembled now, so a broken config fails at build time
     toolset = YuxiToolset(plugin)
     agents: dict[str, LlmAgent] = {}
     agent_tools: dict[str, AgentTool] = {}
     for name, agent_config in tree.configs.items():  # an agent after those it names
-        model_name = agent_config.model
-        if fixed_tree is not None:
-            runtime = fixed_tree.agent(name)
-            model_name = runtime.context.config.model if runtime is not None else None
         chosen = model.get(name) if isinstance(model, Mapping) else model
-        resolved = _model(chosen, model_name)
+        resolved = _model(chosen, agent_config.model)
         agent = agents[name] = _agent(tree, name, resolved, toolset, agents, output_schema)
         if name in tree.agent_tool_targets():
             agent_tools[name] = AgentTool(agent)

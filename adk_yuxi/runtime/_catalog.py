@@ -51,7 +51,7 @@ class UnknownAgentError(YuxiError, LookupError):
         super().__init__(f"unknown agent(s) {listed}; the catalog holds {sorted(known)}")
 
 
-def _problems(error: ValidationError) -> list[tuple[str, str]]:
+def validation_problems(error: ValidationError) -> list[tuple[str, str]]:
     return [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in error.errors()]
 
 
@@ -82,7 +82,7 @@ def load_agent_config(path: str | Path) -> AgentConfig:
     try:
         return AgentConfig.model_validate(data)
     except ValidationError as error:
-        raise AgentConfigError(source, _problems(error)) from None
+        raise AgentConfigError(source, validation_problems(error)) from None
 
 
 class AgentCatalog:

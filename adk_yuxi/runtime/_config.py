@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from ..access import Principal
 
 __all__ = ["ADMIN_ONLY_FIELDS", "AgentConfig", "Limits", "ToolRetrieval"]
 
@@ -61,8 +65,9 @@ class AgentConfig(BaseModel):
     mark it admin-only with `json_schema_extra=_ADMIN_ONLY` when it costs money or
     capacity.
 
-    Fields marked admin-only (the model and the limits cost money and capacity) are
-    reset to their defaults when a non-admin supplies the config.
+    The config given to `build_app` or an `AgentCatalog` is the deployer's: every field
+    binds every user as written. Fields marked admin-only (the model and the limits cost
+    money and capacity) matter where a non-admin writes a config: `from_user`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -119,6 +124,21 @@ class AgentConfig(BaseModel):
         if bad:
             raise ValueError(f"not an agent name (a Python-style identifier): {bad}")
         return names
+
+    @classmethod
+    def from_user(
+        cls,
+        data: Mapping[str, Any] | AgentConfig,
+        principal: Principal,
+        *,
+        deployer: AgentConfig | None = None,
+    ) -> AgentConfig:
+        """A config `principal` wrote, bounded by the deployer's: a non-admin may lower a
+        limit, never raise it, and never choose the model; what they leave out of the
+        admin-only fields is the deployer's. Raises `AgentConfigError`."""
+        from ._user_config import config_from_user
+
+        return config_from_user(data, principal, deployer=deployer)
 
     def handoff_targets(self, parent: str | None) -> tuple[str, ...]:
         """The agents this one may transfer to when its parent (in the tree) is `parent`."""

@@ -19,7 +19,7 @@ from ..mcp import McpServerRegistry
 from ..skills import SkillCatalog, SkillSpec
 from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
 from ..tools import base as _base_tools  # noqa: F401  (registers the base tools)
-from ._config import ADMIN_ONLY_FIELDS, AgentConfig
+from ._config import AgentConfig
 
 __all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]
 
@@ -41,7 +41,6 @@ class RuntimeContext:
     skills: tuple[str, ...]
     preloaded_skills: tuple[str, ...]
     skill_specs: Mapping[str, SkillSpec]
-    dropped_fields: tuple[str, ...] = ()
     omitted: tuple[tuple[str, str, str], ...] = ()
     registry: ToolRegistry = field(default=default_registry, compare=False, repr=False)
     mcp_registry: McpServerRegistry = field(
@@ -192,12 +191,6 @@ def prepare_runtime_context(
     catalog = SkillCatalog(registry, mcp_registry) if skills is None else skills
     omitted: list[tuple[str, str, str]] = []
 
-    dropped: list[str] = []
-    if not principal.is_admin:
-        defaults = AgentConfig(name=config.name)
-        dropped = [f for f in ADMIN_ONLY_FIELDS if getattr(config, f) != getattr(defaults, f)]
-        config = config.model_copy(update={f: getattr(defaults, f) for f in ADMIN_ONLY_FIELDS})
-
     usable_tools = [t for t in registry.ids() if _may_use_tool(principal, registry, t)]
     usable_tools, bound = _bind_configurable(
         registry,
@@ -243,7 +236,6 @@ def prepare_runtime_context(
         skills=skill_names,
         preloaded_skills=preloaded,
         skill_specs=MappingProxyType({n: s for n in skill_names if (s := catalog.get(n))}),
-        dropped_fields=tuple(dropped),
         omitted=tuple(omitted),
         registry=registry,
         mcp_registry=mcp_registry,

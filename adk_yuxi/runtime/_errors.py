@@ -6,11 +6,20 @@ from __future__ import annotations
 from adk_yuxi.errors import RunStopped
 
 __all__ = [
+    "AgentAssemblyFailed",
     "AuthorizationUnavailable",
     "LlmCallLimitReached",
     "ToolCallLimitReached",
     "ToolFailureLimitReached",
 ]
+
+
+class AgentAssemblyFailed(RunStopped):
+    """The agent's tools could not be put together for this user (two share a name): a
+    deployment error that build-time checks could not see. The cause is in the operator log."""
+
+    CODE = "AGENT_ASSEMBLY_FAILED"
+    PUBLIC_TEXT = "this agent could not be assembled; the operator has been told why"
 
 
 class AuthorizationUnavailable(RunStopped):

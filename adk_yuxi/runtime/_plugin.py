@@ -35,6 +35,7 @@ from ._binding import Run, RunBindings, model_step
 from ._budget import RunBudget
 from ._cache import RuntimeCache
 from ._errors import (
+    AgentAssemblyFailed,
     AuthorizationUnavailable,
     LlmCallLimitReached,
     ToolCallLimitReached,
@@ -45,6 +46,7 @@ from ._principals import PrincipalSource
 from ._refusals import RefusalHook, Reporter, stop_response
 from ._resources import ResourceDenied
 from ._rights import LiveRights
+from ._tools import DuplicateToolError
 from ._tree_calls import (
     AgentToolCall,
     pending_agent_tool_call,
@@ -111,6 +113,12 @@ class AuthorizationPlugin(TreeChecks):
                 agent=agent,
             )
 
+    def stop_run(self, run: Run, stop: type[RunStopped], detail: str) -> None:
+        """Ends `run` at its next model call with `stop`'s error event; `detail` goes to
+        the operator log only."""
+        logger.error("run %s stopped (%s): %s", run.invocation_id, stop.CODE, detail)
+        self._stop(run, stop, detail)
+
     def _refuse(
         self, run: Run, code: ToolErrorCode, tool: str, detail: str, agent: str | None = None
     ) -> None:
@@ -160,6 +168,23 @@ class AuthorizationPlugin(TreeChecks):
             await self.cache.evict()
         return run.live
 
+    def _assemble(
+        self, run: Run, principal: Principal, live: Principal
+    ) -> tuple[type[RunStopped], str] | None:
+        """Binds the run to the runtimes of `principal`; why it may not run, if so. A
+        config whose tools clash for this user ends the run with an error event."""
+        try:
+            run.runtime = self.cache.acquire(principal)
+            if run.runtime.denied is not None:
+                return (AccessDenied, run.runtime.denied)
+            run.live = run.runtime if live is principal else self.cache.get(live)
+        except DuplicateToolError as exc:
+            logger.error("the tools of %r could not be assembled: %s", run.user_id, exc)
+            return (AgentAssemblyFailed, str(exc))
+        run.principal = live
+        run.budget = RunBudget.from_limits(run.runtime.context.config.limits)
+        return None
+
     async def _bind(self, invocation_context: InvocationContext) -> Run:
         user_id = invocation_context.user_id
         call = pending_agent_tool_call()
@@ -189,13 +214,8 @@ class AuthorizationPlugin(TreeChecks):
             if reason is not None:
                 refused = (AccessDenied, reason)
             else:
-                run.runtime = self.cache.acquire(principal)
-                if run.runtime.denied is not None:
-                    refused = (AccessDenied, run.runtime.denied)
-                else:
-                    run.principal = live
-                    run.live = run.runtime if live is principal else self.cache.get(live)
-                    run.budget = RunBudget.from_limits(run.runtime.context.config.limits)
+                refused = self._assemble(run, principal, live)
+                if refused is None:
                     # Rights were just read: they also serve the first model step, if
                     # no event comes between (one read per step, as for any other).
                     run.checked_step = len(invocation_context.session.events)

@@ -182,7 +182,7 @@ class RuntimeFactory:
 
     New `AgentConfig` fields that change what a principal may use are read by
     `prepare_runtime_context`; fields that change how a run is checked (limits) are read
-    by the plugin from `runtime.context.config`, after the admin-only reset.
+    by the plugin from `runtime.context.config`, as the deployer wrote them.
     """
 
     def __init__(

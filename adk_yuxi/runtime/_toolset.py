@@ -20,6 +20,7 @@ from typing_extensions import override
 
 from .._adk import disable_invocation_cache
 from ._binding import model_step
+from ._errors import AgentAssemblyFailed
 from ._tools import DuplicateToolError
 
 if TYPE_CHECKING:
@@ -46,14 +47,20 @@ class YuxiToolset(BaseToolset):
         if call is None:
             return []
         visibility = call.live.visibility(call.bound.activated_skills(readonly_context))
-        tools = await call.bound.visible_tools(visibility, readonly_context)
-        agent = call.agent
-        shown = {t.name for t in tools}
-        for name in call.tree.agent_tools(agent):
-            if name in run.runtime.agent_tools(agent):
-                if name in shown:
-                    raise DuplicateToolError(name, [f"a tool of {agent!r}", "an agent tool"])
-                tools.append(self.plugin.agent_tools[name])
+        try:
+            tools = await call.bound.visible_tools(visibility, readonly_context)
+            agent = call.agent
+            shown = {t.name for t in tools}
+            for name in call.tree.agent_tools(agent):
+                if name in run.runtime.agent_tools(agent):
+                    if name in shown:
+                        raise DuplicateToolError(name, [f"a tool of {agent!r}", "an agent tool"])
+                    tools.append(self.plugin.agent_tools[name])
+        except DuplicateToolError as clash:
+            # A clash only a connected MCP server could reveal: the run ends with an
+            # error event at this step's model call, never with an exception.
+            self.plugin.stop_run(run, AgentAssemblyFailed, str(clash))
+            return []
         return tools
 
     @override

@@ -71,6 +71,22 @@ class AgentTree:
             tree._check_whitelist(name)
         return tree
 
+    @classmethod
+    def forest(cls, catalog: AgentCatalog) -> list[AgentTree]:
+        """The catalog's trees: one per root agent (an agent no other agent of the
+        catalog names as a sub-agent or an agent tool), in catalog order. Each is checked
+        as `build` checks it; an agent that no root reaches (agents naming each other in
+        a cycle) raises `AgentTreeError`, so no config of the catalog is left out unsaid."""
+        named = {n for c in catalog for n in (*c.sub_agents, *c.agent_tools)}
+        trees = [cls.build(catalog, name) for name in catalog.names() if name not in named]
+        reached = {n for tree in trees for n in tree.configs}
+        left = [n for n in catalog.names() if n not in reached]
+        for name in left:
+            cls.build(catalog, name)  # one of them is on the cycle: raises naming it
+        if left:
+            raise AgentTreeError(f"agent(s) {left} are reached from no root agent")
+        return trees
+
     # -- questions the runtime asks -----------------------------------------------------
 
     def config(self, name: str) -> AgentConfig:

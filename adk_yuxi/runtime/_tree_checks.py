@@ -33,7 +33,25 @@ from ._tree_calls import (
 )
 from ._tree_runtime import TreeRuntime
 
-__all__ = ["TreeChecks"]
+__all__ = ["TreeChecks", "agent_tool_problems"]
+
+
+def agent_tool_problems(args: Mapping[str, Any]) -> list[dict[str, str]]:
+    """What is wrong with an agent tool's arguments: exactly one `request`, a string with
+    some text, as ADK declares it (ADK itself would run the agent on the arguments' JSON)."""
+    problems = [
+        {"field": key, "problem": "not a parameter of this tool"}
+        for key in args
+        if key != "request"
+    ]
+    request = args.get("request")
+    if request is None:
+        problems.append({"field": "request", "problem": "missing"})
+    elif not isinstance(request, str):
+        problems.append({"field": "request", "problem": "must be a string"})
+    elif not request.strip():
+        problems.append({"field": "request", "problem": "must not be empty"})
+    return problems
 
 
 class TreeChecks(BasePlugin):
@@ -94,6 +112,10 @@ class TreeChecks(BasePlugin):
         """A handoff or an agent tool: decided on the user's tree as of this call."""
         name, agent = tool.name, call.agent
         assert run.budget is not None and run.runtime is not None
+        problems = [] if name == TRANSFER_TOOL else agent_tool_problems(tool_args)
+        if problems:
+            self._refuse(run, ToolErrorCode.INVALID_ARGUMENTS, name, "bad request", agent)
+            return tool_error(ToolErrorCode.INVALID_ARGUMENTS, name, problems=problems)
         count = run.budget.tool_calls.charge()
         if count > call.tree.context.config.limits.max_tool_calls_per_turn:
             self._stop(run, ToolCallLimitReached, f"tool call {count}", name, agent)

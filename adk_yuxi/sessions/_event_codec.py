@@ -11,8 +11,7 @@ only, runs of them in one call; a marked row it rejects (edited by hand) is read
 the slow way. Each call parses fresh JSON, so no two callers share an object.
 
 ``YUXI_FAST_EVENTS=0`` switches the fast path off: every row is validated in full
-and nothing is marked. Why and what it costs: ``bench/README.md``, "Fast event
-read-back".
+and nothing is marked. Why and what it costs: ``docs/design/fast-events.md``.
 """
 
 from __future__ import annotations

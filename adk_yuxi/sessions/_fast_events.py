@@ -6,8 +6,7 @@ replaces each plain ``model`` node by its fields validator followed by
 ``_Assemble`` (set up as ``model_construct`` does), and validates the tree with
 one config. The result is a real ``Event``, but not a drop-in validator:
 ``_event_codec`` uses it only for rows proven to read back the same, under the
-same ``FAST_CODEC``. Why and what it saves: ``bench/README.md``, "Fast event
-read-back".
+same ``FAST_CODEC``. Why and what it saves: ``docs/design/fast-events.md``.
 """
 
 from __future__ import annotations

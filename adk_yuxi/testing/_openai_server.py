@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-__all__ = ["ChatTurn", "OpenAIScriptServer", "ToolCall"]
+__all__ = ["ChatTurn", "ErrorReply", "OpenAIScriptServer", "ToolCall"]
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,19 @@ class ToolCall:
     arguments: dict[str, Any] | str = field(default_factory=dict)
 
 
-ChatTurn = str | ToolCall | Sequence[ToolCall] | Callable[[dict[str, Any]], Any]
-"""Text, one or more tool calls, or a callable that sees the request body (a coroutine
-function too: its awaited result is the turn, and the server serves other requests
-while it waits)."""
+@dataclass(frozen=True)
+class ErrorReply:
+    """A turn the host refuses: `status` with an OpenAI error body. The `openai` client
+    retries 408, 409, 429 and 5xx (twice by default): script one per attempt."""
+
+    status: int
+    message: str = "The server had an error while processing your request."
+
+
+ChatTurn = str | ToolCall | Sequence[ToolCall] | ErrorReply | Callable[[dict[str, Any]], Any]
+"""Text, one or more tool calls, a refusal, or a callable that sees the request body (a
+coroutine function too: its awaited result is the turn, and the server serves other
+requests while it waits)."""
 
 
 def _normalise(turn: Any, body: dict[str, Any]) -> tuple[str | None, list[ToolCall]]:
@@ -131,6 +140,8 @@ class OpenAIScriptServer:
             # 400, not 5xx: the client retries server errors, which would only slow
             # down a test that is already wrong.
             return _error(400, f"script exhausted after {len(self.script)} turns", "script")
+        if isinstance(turn, ErrorReply):
+            return _error(turn.status, turn.message, "server_error")
         content, calls = _normalise(turn, body)
         model = str(body.get("model", "scripted"))
         if body.get("stream"):

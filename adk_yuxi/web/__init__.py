@@ -2,7 +2,7 @@
 an SSRF boundary) or through Tavily or DeepSeek; bound into a run only when configured.
 
 Settings come from a `WebSettings` a host passes in `ToolSettings`, over environment
-variables (`ENV_VARS`); see the README for the precedence and the provider order.
+variables (`ENV_VARS`); see ``docs/web-and-documents.md`` for the precedence and the provider order.
 """
 
 from ._check import ConfigCheck, check_web_settings

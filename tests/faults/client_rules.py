@@ -156,7 +156,7 @@ def final_status(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
         elif done.type == "ok" and done.f in STREAMS and done.f != "lib_resume":
             if done.value.get("refused"):
                 continue
-            allowed = (*FINAL, "gone") if done.f == "follow" else FINAL
+            allowed = (*FINAL, "gone", "none") if done.f == "follow" else FINAL
             if status not in allowed:
                 found.append(
                     _v(

@@ -109,9 +109,11 @@ async def api(tmp_path: Path) -> AsyncIterator[Api]:
 
 
 def parse_sse(body: str) -> list[dict[str, Any]]:
-    """Frames as dicts: `event`, `id` (if any), `data` (parsed JSON)."""
+    """Frames as dicts: `event`, `id` (if any), `data` (parsed JSON); comment lines
+    (heartbeats) are skipped."""
     frames = []
     for block in body.strip().split("\n\n"):
+        block = "\n".join(line for line in block.split("\n") if not line.startswith(":"))
         if not block.strip():
             continue
         frame: dict[str, Any] = {}

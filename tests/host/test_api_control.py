@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -232,7 +233,7 @@ async def test_a_dead_workers_run_ends_followers_and_frees_the_session(api_on: A
             invocation_id="e-dead",
             agent_name="planner",
             worker="dead-worker",
-            lease_seconds=0.3,
+            lease_seconds=1.5,  # long enough to outlast the refused request on a busy machine
         )
     finally:
         await services.close()
@@ -240,7 +241,7 @@ async def test_a_dead_workers_run_ends_followers_and_frees_the_session(api_on: A
         runs_path(session), json={"text": "hi"}, headers=api.auth("mei")
     )
     assert refused.status_code == 409  # its lease is still live
-    await asyncio.sleep(0.4)
+    await asyncio.sleep(max(0.0, dead.lease_expires_at - time.time()) + 0.1)
     followed = await api.client.get(
         f"/v1/agents/planner/sessions/{session}/events", headers=api.auth("mei")
     )

@@ -155,6 +155,26 @@ def test_tree_order_parents_and_whitelist() -> None:
     assert tree.agent_tool_targets() == {"researcher"}
 
 
+def test_a_catalog_is_a_forest_of_its_root_agents() -> None:
+    catalog = AgentCatalog.from_yaml(Path(__file__).parents[2] / "agents" / "team" / "configs")
+    (team,) = AgentTree.forest(catalog)
+    assert team.root == "coordinator"
+    assert set(team.configs) == {"coordinator", "writer", "critic", "researcher"}
+    catalog.add(AgentConfig(name="alone"))
+    catalog.add(AgentConfig(name="second", agent_tools=["researcher"]))  # a shared tool
+    assert [t.root for t in AgentTree.forest(catalog)] == ["coordinator", "alone", "second"]
+
+
+def test_a_cycle_no_root_reaches_is_refused_not_left_out() -> None:
+    catalog = _catalog(
+        main={},
+        a={"description": "A", "sub_agents": ["b"]},
+        b={"description": "B", "agent_tools": ["a"]},
+    )
+    with pytest.raises(AgentTreeError, match="cycle"):
+        AgentTree.forest(catalog)
+
+
 def test_unknown_names_are_all_named_with_who_names_them() -> None:
     catalog = _catalog(root={"sub_agents": ["ghost"], "agent_tools": ["phantom"]})
     with pytest.raises(UnknownAgentError) as caught:

@@ -83,15 +83,15 @@ def test_skill_whose_dependency_is_not_readable_is_dropped(kit: Kit) -> None:
     assert ctx.skills == ()
 
 
-def test_admin_only_fields_are_dropped_for_non_admins(kit: Kit) -> None:
-    config = AgentConfig(name="a", model="gemini-2.5-pro", limits=Limits(max_llm_calls=400))
+def test_the_deployers_admin_only_fields_bind_non_admins_as_written(kit: Kit) -> None:
+    config = AgentConfig(name="a", model="gemini-2.5-pro", limits=Limits(max_llm_calls=4))
     user_ctx = prepare_runtime_context(kit.principal(), config, registry=kit.registry)
-    assert user_ctx.config.model is None and user_ctx.config.limits == Limits()
-    assert set(user_ctx.dropped_fields) == {"model", "limits"}
+    assert user_ctx.config.model == "gemini-2.5-pro" and user_ctx.config.limits.max_llm_calls == 4
+    assert "drop_tables" not in user_ctx.tools  # an admin-only tool stays an admin's
     admin_ctx = prepare_runtime_context(
         kit.principal(role=Role.ADMIN), config, registry=kit.registry
     )
-    assert admin_ctx.config.model == "gemini-2.5-pro" and admin_ctx.dropped_fields == ()
+    assert admin_ctx.config == user_ctx.config
     assert "drop_tables" in admin_ctx.tools
 
 

@@ -54,3 +54,13 @@ def test_agent_tree_sample_gives_each_user_the_tree_their_rights_allow(tmp_path:
     assert mei.count("coordinator → researcher(") == 2 and "15000" in mei
     assert "researcher(" not in li and "I cannot see a tool named 'researcher'" in li
     assert "writer: (demo model) writer here" in li
+
+
+def test_first_agent_sample_calls_its_tool_on_the_demo_model() -> None:
+    done = run_command([sys.executable, "samples/first_agent.py"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "call   count_words {'text': 'one two three'}"
+    assert lines[1] == "result {'words': 3}"
+    assert lines[2].startswith("answer (demo model) count_words returned")
+    assert "Offline demo model in use" in done.stderr

@@ -1,0 +1,71 @@
+"""Configs a user writes: the deployer's admin-only fields are a ceiling, not a default.
+
+The config given to `build_app` or an `AgentCatalog` is the deployer's and binds every
+user as written. A config a non-admin supplies (a future "my agents" page, say) passes
+through `config_from_user` first: what it leaves out of the admin-only fields comes from
+the deployer's config, a limit may only be lowered, and the model never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from ._catalog import AgentConfigError, validation_problems
+from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
+
+if TYPE_CHECKING:
+    from ..access import Principal
+
+__all__ = ["config_from_user"]
+
+_CEILINGS = ("max_llm_calls", "max_tool_calls_per_turn", "max_tool_failures")
+
+
+def config_from_user(
+    data: Mapping[str, Any] | AgentConfig,
+    principal: Principal,
+    *,
+    deployer: AgentConfig | None = None,
+) -> AgentConfig:
+    """`data` as `principal` wrote it, bounded by `deployer` (by default a config of the
+    same name with default limits and model). Admins' configs are taken as written.
+    Raises `AgentConfigError` naming each admin-only value the user may not set."""
+    source = f"config of user {principal.user_id!r}"
+    try:
+        config = data if isinstance(data, AgentConfig) else AgentConfig.model_validate(data)
+    except ValidationError as error:
+        raise AgentConfigError(source, validation_problems(error)) from None
+    if principal.is_admin:
+        return config
+    ceiling = deployer if deployer is not None else AgentConfig(name=config.name)
+    given = config.model_fields_set
+    problems: list[tuple[str, str]] = []
+    if "model" in given and config.model != ceiling.model:
+        problems.append(("model", "only an administrator chooses the model"))
+    # The limits a user names replace the deployer's one by one; the rest stay.
+    asked = config.limits
+    limits = ceiling.limits.model_copy(
+        update={f: getattr(asked, f) for f in asked.model_fields_set if "limits" in given}
+    )
+    problems += _raised_limits(limits, ceiling.limits)
+    if problems:
+        raise AgentConfigError(source, problems)
+    kept = {f: getattr(ceiling, f) for f in ADMIN_ONLY_FIELDS if f not in given}
+    return config.model_copy(update={**kept, "limits": limits})
+
+
+def _raised_limits(asked: Limits, ceiling: Limits) -> list[tuple[str, str]]:
+    problems = [
+        (f"limits.{name}", f"may not exceed {getattr(ceiling, name)} (the deployer's limit)")
+        for name in _CEILINGS
+        if getattr(asked, name) > getattr(ceiling, name)
+    ]
+    # "generate" spends one more model call than "force": it is the higher setting.
+    if asked.early_stopping == "generate" and ceiling.early_stopping == "force":
+        problems.append(
+            ("limits.early_stopping", "may not be 'generate' under the deployer's 'force'")
+        )
+    return problems
