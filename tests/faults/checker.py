@@ -67,12 +67,12 @@ def report(seed: int, violations: Sequence[Violation], history: History) -> str:
     for rule in rules:
         mine = [v for v in violations if v.rule == rule]
         first = mine[0]
-        short = history.about(
-            sessions=set(first.sessions), runs=set(first.runs), points=set(first.points)
-        )
+        runs, points = set(first.runs), set(first.points)
+        short = history.about(sessions=set(first.sessions), runs=runs, points=points)
+        short = short.window(runs=runs, points=points)
         lines.append(f"\n[{rule}] {first.message}")
         lines += [f"  also: {v.message}" for v in mine[1:4]]
         if len(mine) > 4:
             lines.append(f"  ... and {len(mine) - 4} more")
-        lines.append(short.render(limit=60))
+        lines.append(short.render(limit=80))
     return "\n".join(lines)

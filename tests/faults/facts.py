@@ -120,6 +120,14 @@ class Facts:
                 return done is not None and done.time < at
         return False
 
+    def about_tag(self, tag: str) -> dict[str, list[str | None]]:
+        """The session, runs and waiting points of the run tagged `tag` (for a report)."""
+        invocation = self.tag_invocation.get(tag)
+        runs: list[str | None] = [r for r, i in self.run_invocation.items() if i == invocation]
+        runs += [r for r, t in self.run_tag.items() if t == tag]
+        points = [p for p, i in self.point_invocation.items() if i == invocation]
+        return {"sessions": [self.tag_session.get(tag)], "runs": runs, "points": [*points]}
+
     def tag_of_run(self, run_id: str | None) -> str | None:
         if run_id is None:
             return None

@@ -42,7 +42,7 @@ def single_holder(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
                         f"run {tag} executed twice at once: model calls by {first.worker}"
                         f" [{first.started:.3f}, {first.ended:.3f}] and {second.worker}"
                         f" [{second.started:.3f}, {second.ended:.3f}]",
-                        sessions=[facts.tag_session.get(tag)],
+                        **facts.about_tag(tag),
                     )
                 )
     return found
@@ -82,7 +82,7 @@ def closed_stays_closed(facts: Facts, calls: Sequence[ModelCall]) -> list[Violat
                         "closed_stays_closed",
                         f"run {tag} called the model on {call.worker} at {call.started:.3f}"
                         f" (resuming {call.answer}) after {late[0]}",
-                        sessions=[facts.tag_session.get(tag)],
+                        **facts.about_tag(tag),
                     )
                 )
     return found
