@@ -239,3 +239,11 @@ def test_a_saved_outcome_is_checked_again_the_same(tmp_path: Path) -> None:
     loaded = Outcome.load(tmp_path / "h.jsonl", 5)
     assert loaded.calls == calls and loaded.snapshot == outcome.snapshot
     assert [v.rule for v in loaded.violations] == ["closed_stays_closed"]
+
+
+def test_the_window_is_the_stretch_naming_the_run() -> None:
+    story = Story().op("list", 0.1, 0.2, session=S)
+    run_started(story).op("list", 5.0, 5.1, session=S)
+    short = story.history().window(runs={R}, points=set())
+    assert [(o.f, o.type) for o in short.ops] == [("run", "invoke"), ("run", "ok")]
+    assert story.history().window(runs={"run-x"}, points=set()).ops == story.history().ops
