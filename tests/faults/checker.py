@@ -69,7 +69,7 @@ def report(seed: int, violations: Sequence[Violation], history: History) -> str:
         first = mine[0]
         runs, points = set(first.runs), set(first.points)
         short = history.about(sessions=set(first.sessions), runs=runs, points=points)
-        short = short.window(runs=runs, points=points)
+        short = short.window(runs=runs, points=points, until=first.until)
         lines.append(f"\n[{rule}] {first.message}")
         lines += [f"  also: {v.message}" for v in mine[1:4]]
         if len(mine) > 4:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 from .facts import STREAMS, TERMINAL, Facts
 from .history import Op
@@ -28,7 +29,7 @@ def deleted_stays_deleted(facts: Facts, calls: Sequence[ModelCall]) -> list[Viol
     found = []
     snap = facts.snapshot
     for session, invoked, acknowledged in deletes(facts):
-        where = {"sessions": [session]}
+        where: dict[str, Any] = {"sessions": [session]}
         old_runs = [
             r.run_id for r in snap.runs if r.session_id == session and r.started_at < invoked
         ]
@@ -135,7 +136,11 @@ def no_half_turn(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
 def final_status(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
     found = []
     for invoked, done in facts.history.pairs():
-        where = {"sessions": [invoked.session], "runs": [invoked.run_id], "points": [invoked.point]}
+        where: dict[str, Any] = {
+            "sessions": [invoked.session],
+            "runs": [invoked.run_id],
+            "points": [invoked.point],
+        }
         if done is None:
             found.append(
                 _v("final_status", f"op #{invoked.id} {invoked.f} never completed", **where)

@@ -104,16 +104,20 @@ class History:
         }
         return History(o for o in self.ops if o.id in keep)
 
-    def window(self, *, runs: set[str], points: set[str]) -> History:
+    def window(self, *, runs: set[str], points: set[str], until: float | None = None) -> History:
         """The stretch from the first to the last operation naming one of these runs or
-        points (all of it when none does): the shorter history of a failure."""
+        points, or to `until` if later (all of it when none does): the shorter history
+        of a failure."""
         named = [i for i, o in enumerate(self.ops) if o.run_id in runs or o.point in points]
         if not named:
             return self
         first = self.ops[named[0]]
         # From the invocation of the first op that names them, to the last line naming them.
         start = next(i for i, o in enumerate(self.ops) if o.id == first.id)
-        return History(self.ops[start : named[-1] + 1])
+        end = named[-1]
+        if until is not None:
+            end = max(end, max((i for i, o in enumerate(self.ops) if o.time <= until), default=end))
+        return History(self.ops[start : end + 1])
 
     def dumps(self) -> str:
         return "\n".join(json.dumps(asdict(o), sort_keys=True, default=str) for o in self.ops)

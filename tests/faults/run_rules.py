@@ -43,6 +43,7 @@ def single_holder(facts: Facts, calls: Sequence[ModelCall]) -> list[Violation]:
                         f" [{first.started:.3f}, {first.ended:.3f}] and {second.worker}"
                         f" [{second.started:.3f}, {second.ended:.3f}]",
                         **facts.about_tag(tag),
+                        until=second.ended,
                     )
                 )
     return found
@@ -83,6 +84,7 @@ def closed_stays_closed(facts: Facts, calls: Sequence[ModelCall]) -> list[Violat
                         f"run {tag} called the model on {call.worker} at {call.started:.3f}"
                         f" (resuming {call.answer}) after {late[0]}",
                         **facts.about_tag(tag),
+                        until=call.ended,
                     )
                 )
     return found

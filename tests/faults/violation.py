@@ -16,6 +16,7 @@ class Violation:
     sessions: frozenset[str] = field(default_factory=frozenset)
     runs: frozenset[str] = field(default_factory=frozenset)
     points: frozenset[str] = field(default_factory=frozenset)
+    until: float | None = None  # when it was seen: the shortened history reaches it
 
 
 def violation(
@@ -25,6 +26,7 @@ def violation(
     sessions: Sequence[str | None] = (),
     runs: Sequence[str | None] = (),
     points: Sequence[str | None] = (),
+    until: float | None = None,
 ) -> Violation:
     return Violation(
         rule,
@@ -32,4 +34,5 @@ def violation(
         frozenset(s for s in sessions if s),
         frozenset(r for r in runs if r),
         frozenset(p for p in points if p),
+        until,
     )
