@@ -8,6 +8,7 @@ incremental `tool_calls`.
 
 from __future__ import annotations
 
+import inspect
 import json
 import socket
 import threading
@@ -45,7 +46,9 @@ class ErrorReply:
 
 
 ChatTurn = str | ToolCall | Sequence[ToolCall] | ErrorReply | Callable[[dict[str, Any]], Any]
-"""Text, one or more tool calls, a refusal, or a callable that sees the request body."""
+"""Text, one or more tool calls, a refusal, or a callable that sees the request body (a
+coroutine function too: its awaited result is the turn, and the server serves other
+requests while it waits)."""
 
 
 def _normalise(turn: Any, body: dict[str, Any]) -> tuple[str | None, list[ToolCall]]:
@@ -129,6 +132,10 @@ class OpenAIScriptServer:
         except json.JSONDecodeError:
             return _error(400, "The body is not valid JSON.", "invalid_request_error")
         turn = self._next_turn(body)
+        if callable(turn) and not isinstance(turn, ToolCall):
+            turn = turn(body)
+            if inspect.isawaitable(turn):
+                turn = await turn
         if turn is None:
             # 400, not 5xx: the client retries server errors, which would only slow
             # down a test that is already wrong.
