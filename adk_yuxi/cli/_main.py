@@ -19,8 +19,8 @@ __all__ = ["main"]
 def main() -> None:
     """adk_yuxi: the Yuxi tool system on Google's Agent Development Kit.
 
-    Agents live in agents/: run one with `adk run agents/assistant`, or all of them in a
-    browser with `adk web agents`.
+    Start with `yuxi demo`, an offline tour. `yuxi create NAME` writes an agent folder of
+    your own: run it with `adk run NAME`, or every agent folder here with `adk web .`.
     """
 
 
