@@ -12,6 +12,7 @@ PUBLIC: dict[str, set[str]] = {
         "__version__",
     },
     "adk_yuxi.errors": {
+        "MissingExtraError",
         "RunStopped",
         "ToolErrorCode",
         "YuxiError",

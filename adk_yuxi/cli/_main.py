@@ -9,12 +9,13 @@ from pathlib import Path
 
 import click
 
+from ._group import YuxiGroup
 from ._imports import import_agent_folder, import_module
 
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=YuxiGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="adk-yuxi", prog_name="yuxi")
 def main() -> None:
     """adk_yuxi: the Yuxi tool system on Google's Agent Development Kit.
