@@ -147,8 +147,10 @@ def web_check(tool: str, provider: str | None, key_stdin: bool) -> None:
 def _add_knowledge_commands() -> None:
     from ._access import access
     from ._api import add_api_commands
+    from ._create import create
     from ._kb import kb, serve
 
+    main.add_command(create)
     main.add_command(access)
     main.add_command(kb)
     main.add_command(serve)
