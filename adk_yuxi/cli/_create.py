@@ -63,19 +63,23 @@ def create_agent_folder(name: str, parent: Path) -> Path:
         raise click.ClickException(f"{target} exists and is not a folder; nothing written")
     if target.is_dir() and any(target.iterdir()):
         raise click.ClickException(f"{target} exists and is not empty; nothing written")
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=parent))
+    files = _render(name)
+    staging: Path | None = None
     try:
-        for file, text in _render(name).items():
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=parent))
+        for file, text in files.items():
             (staging / file).write_text(text, encoding="utf-8")
         staging.chmod(0o777 & ~_umask())
         # rename(2) replaces an empty folder and refuses a non-empty one (filled since
         # the check above), so nothing of the user's is overwritten.
         os.rename(staging, target)
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
         raise click.ClickException(
             f"cannot write {target}: {exc.strerror or exc}; nothing written"
         ) from None
+    finally:
+        if staging is not None and staging.exists():  # not renamed into place
+            shutil.rmtree(staging, ignore_errors=True)
     return target
 
 

@@ -98,14 +98,22 @@ def test_an_existing_non_empty_folder_or_a_file_is_left_as_it_was(
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "agent.py").write_text("# the user's own\n")
     (tmp_path / "afile").write_text("x")
-    for name, says in (("mine", "exists and is not empty"), ("afile", "is not a folder")):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    refusals = (
+        ("mine", "exists and is not empty"),
+        ("afile", "is not a folder"),
+        ("link", "is not a folder"),
+    )
+    for name, says in refusals:
         code, output = create(tmp_path, name, monkeypatch)
         assert code == 1, output
         assert says in output and "nothing written" in output
     assert (tmp_path / "mine" / "agent.py").read_text() == "# the user's own\n"
     assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["agent.py"]
     assert (tmp_path / "afile").read_text() == "x"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "mine"]
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "elsewhere", "link", "mine"]
 
 
 def test_an_existing_empty_folder_is_filled(
