@@ -1,6 +1,6 @@
-"""The optional parts of the package: which import each extra provides, and the one way
-code asks for one, so a missing extra is a `MissingExtraError` naming the install line
-instead of a `ModuleNotFoundError` from deep inside a dependency."""
+"""The one way code asks for an optional part of the package (an extra of pyproject.toml),
+so a missing extra is a `MissingExtraError` naming the install line instead of a
+`ModuleNotFoundError` from deep inside a dependency."""
 
 from __future__ import annotations
 
