@@ -22,11 +22,24 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
-__all__ = ["RunStopped", "ToolErrorCode", "YuxiError", "tool_error"]
+__all__ = ["MissingExtraError", "RunStopped", "ToolErrorCode", "YuxiError", "tool_error"]
 
 
 class YuxiError(Exception):
     """Base class of every error adk_yuxi raises on purpose."""
+
+
+class MissingExtraError(YuxiError, ImportError):
+    """A part of adk_yuxi used without the optional packages it needs; the message is
+    the one line that installs them (`pip install 'adk-yuxi[EXTRA]'`)."""
+
+    def __init__(self, extra: str, package: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the {package!r} package, which is not installed:"
+            f" pip install 'adk-yuxi[{extra}]'"
+        )
+        self.extra = extra
+        self.package = package
 
 
 class ToolErrorCode(StrEnum):

@@ -12,6 +12,7 @@ PUBLIC: dict[str, set[str]] = {
         "__version__",
     },
     "adk_yuxi.errors": {
+        "MissingExtraError",
         "RunStopped",
         "ToolErrorCode",
         "YuxiError",
@@ -44,6 +45,11 @@ PUBLIC: dict[str, set[str]] = {
     },
     "adk_yuxi.cli": {
         "main",
+    },
+    "adk_yuxi.demo": set(),
+    "adk_yuxi.demo.assistant": {
+        "app",
+        "root_agent",
     },
     "adk_yuxi.documents": {
         "ConvertedDocument",

@@ -7,49 +7,27 @@ exception types for the conditions it is meant to handle: a constraint
 on PostgreSQL, a connection that cannot be reached or broke
 (``DatabaseUnavailableError``) or any other server error (``DatabaseError``). Lock
 contention (``SQLITE_BUSY``) is not listed: the SQLite layer retries it itself.
+
+The asyncpg half lives in ``_pg_errormap``, imported only with the PostgreSQL backend,
+so an install without the ``postgres`` extra never imports asyncpg.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-import asyncpg
 from sqlalchemy import exc as sa_exc
 
 from ._tx import IntegrityViolation
-from .errors import DatabaseError, DatabaseUnavailableError, InvalidValueError
+from .errors import InvalidValueError
 
-__all__ = [
-    "DRIVER_ERRORS",
-    "PG_CONNECT_ERRORS",
-    "PG_ERRORS",
-    "translate",
-    "translate_pg",
-    "translate_pg_connect",
-]
+__all__ = ["DRIVER_ERRORS", "translate"]
 
 DRIVER_ERRORS: tuple[type[Exception], ...] = (
     sqlite3.IntegrityError,
     sqlite3.DataError,
     sa_exc.IntegrityError,
     sa_exc.DataError,
-)
-
-_PG_INTEGRITY = asyncpg.exceptions.IntegrityConstraintViolationError
-_PG_VALUE = asyncpg.exceptions.DataError
-_PG_LINK: tuple[type[Exception], ...] = (
-    asyncpg.exceptions.PostgresConnectionError,
-    asyncpg.exceptions.InterfaceError,
-    asyncpg.exceptions.InternalClientError,  # the protocol out of step after a break
-    OSError,  # TimeoutError among them
-)
-PG_ERRORS: tuple[type[Exception], ...] = (asyncpg.exceptions.PostgresError, *_PG_LINK)
-# What taking a connection from the pool raises when a new one cannot be opened, or
-# when every pooled connection stayed busy for the pool's timeout.
-PG_CONNECT_ERRORS: tuple[type[Exception], ...] = (
-    sa_exc.DBAPIError,
-    sa_exc.TimeoutError,
-    *PG_ERRORS,
 )
 
 
@@ -59,27 +37,3 @@ def translate(exc: Exception) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError | sa_exc.IntegrityError):
         return IntegrityViolation(str(cause))
     return InvalidValueError(f"The database refused a value: {cause}")
-
-
-def translate_pg_connect(exc: Exception) -> DatabaseUnavailableError:
-    """The error of ours for a failure to open a connection (``PG_CONNECT_ERRORS``)."""
-    if isinstance(exc, sa_exc.TimeoutError):
-        return DatabaseUnavailableError(
-            "Every pooled database connection stayed busy for the pool's timeout: raise"
-            " the pool_size option (within the server's max_connections, over all workers)."
-        )
-    cause = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc
-    return DatabaseUnavailableError(
-        f"The database cannot be reached: {type(cause).__name__ if cause else type(exc).__name__}"
-    )
-
-
-def translate_pg(exc: Exception) -> Exception:
-    """The error of ours for an asyncpg error listed in ``PG_ERRORS``."""
-    if isinstance(exc, _PG_INTEGRITY):
-        return IntegrityViolation(str(exc))
-    if isinstance(exc, _PG_VALUE):
-        return InvalidValueError(f"The database refused a value: {exc}")
-    if isinstance(exc, _PG_LINK):
-        return DatabaseUnavailableError(f"The database connection failed: {type(exc).__name__}")
-    return DatabaseError(f"The database failed a statement: {exc}")

@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.util import greenlet_spawn
 
 from ._backend import StoreBackend
-from ._errormap import PG_CONNECT_ERRORS, PG_ERRORS, translate_pg, translate_pg_connect
+from ._pg_errormap import PG_CONNECT_ERRORS, PG_ERRORS, translate_pg, translate_pg_connect
 from ._tx import Params, Row, Tx
 from .errors import DatabaseUnavailableError, YuxiStorageError
 from .urls import Backend

@@ -20,8 +20,8 @@ from typing import Any
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .._extras import require_extra
 from ._backend import StoreBackend
-from ._pg_backend import PostgresBackend
 from ._sqlite_backend import SqliteBackend
 from ._tx import IntegrityViolation, Params, Row, Tx
 from .engine import create_engine
@@ -39,9 +39,22 @@ __all__ = [
     "make_store",
 ]
 
-_BACKENDS: dict[Backend, type[StoreBackend]] = {
-    "sqlite": SqliteBackend,
-    "postgresql": PostgresBackend,
+
+def _sqlite() -> type[StoreBackend]:
+    return SqliteBackend
+
+
+def _postgres() -> type[StoreBackend]:
+    """Loaded on first use: asyncpg comes with the `postgres` extra."""
+    require_extra("asyncpg", "postgres", "A PostgreSQL database")
+    from ._pg_backend import PostgresBackend
+
+    return PostgresBackend
+
+
+_BACKENDS: dict[Backend, Callable[[], type[StoreBackend]]] = {
+    "sqlite": _sqlite,
+    "postgresql": _postgres,
 }
 
 
@@ -57,16 +70,18 @@ class SqlStore:
     ) -> None:
         if isinstance(db, AsyncEngine):
             target = with_options(parse_database_url(db.url), options)
+            backend = _BACKENDS[target.backend]()
             self.engine = db
             self._owns_engine = False
         else:
             target = with_options(parse_database_url(db), options)
+            backend = _BACKENDS[target.backend]()
             self.engine = create_engine(target, **engine_kwargs)
             self._owns_engine = True
         self.target: DatabaseTarget = target
         self.options: dict[str, str] = dict(target.options)
         self.backend: Backend = target.backend
-        self._backend = _BACKENDS[target.backend](target, self.engine)
+        self._backend = backend(target, self.engine)
         self._applied: tuple[SchemaPart, ...] = ()
         self._background: set[asyncio.Task[None]] = set()
         self._ready_lock = asyncio.Lock()

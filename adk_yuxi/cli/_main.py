@@ -9,18 +9,19 @@ from pathlib import Path
 
 import click
 
+from ._group import YuxiGroup
 from ._imports import import_agent_folder, import_module
 
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=YuxiGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="adk-yuxi", prog_name="yuxi")
 def main() -> None:
     """adk_yuxi: the Yuxi tool system on Google's Agent Development Kit.
 
-    Agents live in agents/: run one with `adk run agents/assistant`, or all of them in a
-    browser with `adk web agents`.
+    Start with `yuxi demo`, an offline tour. `yuxi create NAME` writes an agent folder of
+    your own: run it with `adk run NAME`, or every agent folder here with `adk web .`.
     """
 
 
@@ -149,8 +150,10 @@ def web_check(tool: str, provider: str | None, key_stdin: bool) -> None:
 def _add_knowledge_commands() -> None:
     from ._access import access
     from ._api import add_api_commands
+    from ._create import create
     from ._kb import kb, serve
 
+    main.add_command(create)
     main.add_command(access)
     main.add_command(kb)
     main.add_command(serve)

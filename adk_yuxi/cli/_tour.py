@@ -8,8 +8,6 @@ model and executed by the Runner.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,11 +26,9 @@ USER_ID = "demo-user"
 
 
 def _load_app() -> App:
-    repo_root = Path(__file__).resolve().parents[2]
-    if str(repo_root) not in sys.path:
-        sys.path.insert(0, str(repo_root))
-    module = importlib.import_module("agents.assistant.agent")
-    app: App = module.app
+    # Imported here, not at module level: building the agent reads YUXI_MODEL.
+    from ..demo.assistant import app
+
     return app
 
 

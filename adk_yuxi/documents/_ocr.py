@@ -40,7 +40,9 @@ def ocr_unavailable_reason() -> str | None:
     """Why OCR cannot run in this process (package or model files missing), or None."""
     models = _model_dir()
     if models is None:
-        return "the rapidocr-onnxruntime package is not installed"
+        return (
+            "the rapidocr-onnxruntime package is not installed: pip install 'adk-yuxi[documents]'"
+        )
     missing = [name for name in _MODELS if not (models / name).is_file()]
     if missing:
         return f"OCR model files missing from the package: {', '.join(missing)}"

@@ -70,6 +70,11 @@ class ConverterRegistry:
             result = converter.convert(source)
         except DocumentError:
             raise
+        except ModuleNotFoundError as exc:  # its library comes with an extra not installed
+            raise UnsupportedDocumentError(
+                source.name,
+                f"reading it needs the {exc.name!r} package: pip install 'adk-yuxi[documents]'",
+            ) from exc
         except (MemoryError, RecursionError):
             raise
         except Exception as exc:  # the converter's library: one mapping, here

@@ -2,10 +2,12 @@
 English, and the built-in knowledge MCP server reached with per-user delegation.
 
 The server and the ADK wiring load on first use, so the store and the `yuxi kb`
-commands do not pay for importing ADK and the MCP SDK.
+commands do not pay for importing ADK and the MCP SDK. The store, the service and the
+search need the `knowledge` extra (numpy, regex): they load on first use too, so this
+package imports without it and a use of them says which extra to install.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._chunking import Chunk, chunk_lines
 from ._delegation import (
@@ -40,9 +42,11 @@ from ._results import (
     QueryResult,
     SearchFileResult,
 )
-from ._search import ChunkHit
-from ._service import KnowledgeService
-from ._store import KnowledgeStore
+
+if TYPE_CHECKING:
+    from ._search import ChunkHit
+    from ._service import KnowledgeService
+    from ._store import KnowledgeStore
 
 __all__ = [
     "DEFAULT_AUDIENCE",
@@ -101,12 +105,25 @@ _LAZY = {
     "build_knowledge_server": "._server",
     "serve_knowledge_http": "._server",
     "KnowledgeServerThread": "._thread",
+    "ChunkHit": "._search",
+    "KnowledgeService": "._service",
+    "KnowledgeStore": "._store",
 }
+# The modules above that import the ranked search and the match windows, and what
+# those import from the `knowledge` extra.
+_NEED_EXTRA = {"._search", "._service", "._store", "._server", "._thread"}
+_EXTRA_MODULES = ("numpy", "regex")
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
+
+        from .._extras import require_extra
+
+        if _LAZY[name] in _NEED_EXTRA:
+            for module in _EXTRA_MODULES:
+                require_extra(module, "knowledge", f"adk_yuxi.knowledge.{name}")
 
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value

@@ -15,8 +15,9 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
+from .._extras import missing_extra
 from ._convert import ACCEPTED_TYPES, PageConverter, UnreadablePage, convert_page
-from ._errors import FetchError
+from ._errors import FetchError, WebConfigError
 from ._http import _ssl_context
 from ._results import FetchedPage
 from ._settings import WebSettings
@@ -141,6 +142,9 @@ class DirectFetcher:
 
     @classmethod
     def from_settings(cls, settings: WebSettings) -> DirectFetcher:
+        missing = missing_extra("markitdown", "web", "web_fetch's direct fetcher")
+        if missing is not None:  # it converts pages to Markdown with markitdown
+            raise WebConfigError(str(missing))
         return cls(
             max_bytes=settings.fetch_max_bytes,
             timeout_s=settings.fetch_timeout_s,

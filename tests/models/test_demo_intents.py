@@ -12,13 +12,13 @@ from google.genai import types
 
 import adk_yuxi.tools.builtin  # noqa: F401
 from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
+from adk_yuxi.demo.assistant import app as assistant_app
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.models import DemoLlm
 from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.skills.builtin import BUILTIN_SKILLS_DIR
 from adk_yuxi.tools import default_registry
-from agents.assistant.agent import app as assistant_app
 from tests.conftest import final_texts, function_responses, run_turn, user_message
 
 
