@@ -93,9 +93,11 @@ def _bind_configurable(
     omitted: list,
     *,
     agent: str,
+    requested: set[str],
 ) -> tuple[list[str], dict[str, BaseTool]]:
     """Keeps the tools usable with `settings`; an unavailable one is left out of the run
-    (and so out of every skill that depends on it) with one availability record."""
+    (and so out of every skill that depends on it) with one availability record, a
+    warning when the agent asked for it (in `tools` or through a skill it offers)."""
     kept: list[str] = []
     bound: dict[str, BaseTool] = {}
     for tool_id in tool_ids:
@@ -105,7 +107,7 @@ def _bind_configurable(
         try:
             bound[tool_id] = registry.bind(tool_id, settings)
         except ToolUnavailable as unavailable:
-            log_unavailable(unavailable, agent=agent)
+            log_unavailable(unavailable, requested=tool_id in requested, agent=agent)
             omitted.append(("tool", tool_id, f"unavailable: {unavailable.reason}"))
             continue
         kept.append(tool_id)
@@ -198,6 +200,7 @@ def prepare_runtime_context(
         dropped = [f for f in ADMIN_ONLY_FIELDS if getattr(config, f) != getattr(defaults, f)]
         config = config.model_copy(update={f: getattr(defaults, f) for f in ADMIN_ONLY_FIELDS})
 
+    claimed_tools, claimed_mcps = _claimed(config, catalog)
     usable_tools = [t for t in registry.ids() if _may_use_tool(principal, registry, t)]
     usable_tools, bound = _bind_configurable(
         registry,
@@ -205,6 +208,7 @@ def prepare_runtime_context(
         ToolSettings() if settings is None else settings,
         omitted,
         agent=config.name,
+        requested=set(config.tools or ()) | claimed_tools,
     )
     base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
     # A built-in (delegated) server needs no share of its own: what it serves is checked
@@ -215,7 +219,6 @@ def prepare_runtime_context(
         if principal.may_use(ResourceKind.MCP_SERVER, m)
         or (mcp_registry.is_builtin(m) and principal.user.active)
     ]
-    claimed_tools, claimed_mcps = _claimed(config, catalog)
     unclaimed_tools = [t for t in usable_tools if t not in claimed_tools]
     tools = _intersect(
         config.tools, usable_tools if config.tools is not None else unclaimed_tools, "tool", omitted
