@@ -15,14 +15,21 @@ from dataclasses import dataclass
 import regex
 
 from ._errors import InvalidKnowledgeRequestError
+from ._regex_bound import MAX_COMPILED_SIZE, CompileProbeFailed, compiled_size, probe_compile
 
-__all__ = ["FoundWindow", "LineWindow", "find_windows", "line_window"]
+__all__ = [
+    "MAX_COMPILED_SIZE",
+    "FoundWindow",
+    "LineWindow",
+    "compiled_size",
+    "find_windows",
+    "line_window",
+]
 
 MAX_PATTERN_CHARS = 200
 MAX_PATTERNS = 10
 MAX_WINDOW_CHARS = 20_000
 SEARCH_BUDGET_SECONDS = 1.0
-MAX_COMPILED_SIZE = 100_000  # (?:a{50}){50}){50} compiles in ~50 ms; 80x that, in seconds
 
 
 @dataclass(frozen=True)
@@ -71,77 +78,8 @@ class FoundWindow:
     content: str
 
 
-_BRACED_ESCAPES = frozenset("pPNxuUg")  # \p{L}, \N{name}, \x{263a}, \g<name>: one item
-
-
-def _counted(pattern: str, at: int) -> tuple[int, int] | None:
-    """The repeat count of a ``{m}``, ``{m,}``, ``{,n}`` or ``{m,n}`` quantifier opening
-    at ``at`` (its largest bound) and where it ends, or None if the brace is literal."""
-    close = pattern.find("}", at)
-    if close < 0:
-        return None
-    # Blanks count too: in verbose mode (?x) "{ 200 }" is a quantifier.
-    low, comma, high = "".join(pattern[at + 1 : close].split()).partition(",")
-    if not (low or high) or not (low.isdigit() or not low) or not (high.isdigit() or not high):
-        return None
-    if not comma and not low:
-        return None
-    return max(int(low or 0), int(high or 0)), close + 1
-
-
-def compiled_size(pattern: str) -> int:
-    """An upper bound on how many pattern items ``regex`` compiles ``pattern`` into.
-
-    The module expands counted repeats when it compiles (``(?:(?:a{200}){200}){200}``
-    takes gigabytes and seconds, before any timeout applies), so the product of nested
-    counts is what a pattern costs; loops (``*``, ``+``) are not expanded. Escapes and
-    classes count as one item; alternatives add up, so this only overestimates."""
-    frames: list[list[int]] = [[0, 0]]  # per open group: [total so far, size of last item]
-    at = 0
-    while at < len(pattern):
-        char = pattern[at]
-        frame = frames[-1]
-        size = 1
-        if char == "\\":
-            letter = pattern[at + 1 : at + 2]
-            at += 2
-            if letter in _BRACED_ESCAPES and pattern[at : at + 1] in ("{", "<"):
-                end = pattern.find("}" if pattern[at] == "{" else ">", at)
-                at = len(pattern) if end < 0 else end + 1
-        elif char == "[":
-            at += 1
-            if pattern[at : at + 1] == "^":
-                at += 1
-            if pattern[at : at + 1] == "]":
-                at += 1
-            while at < len(pattern) and pattern[at] != "]":
-                at += 2 if pattern[at] == "\\" else 1
-            at += 1
-        elif char == "(":
-            frames.append([0, 0])
-            at += 1
-            continue
-        elif char == ")" and len(frames) > 1:
-            size = frames.pop()[0]
-            frame = frames[-1]
-            at += 1
-        elif char == "{" and (counted := _counted(pattern, at)) is not None:
-            count, at = counted
-            frame[0] += frame[1] * (count - 1) if count else -frame[1]
-            frame[1] *= count
-            continue
-        else:
-            at += 1
-        frame[0] += size
-        frame[1] = size
-    while len(frames) > 1:  # an unclosed group: compiling will refuse it anyway
-        inner = frames.pop()[0]
-        frames[-1][0] += inner
-    return frames[0][0]
-
-
 def _compile(
-    patterns: list[str], use_regex: bool, case_sensitive: bool
+    patterns: list[str], use_regex: bool, case_sensitive: bool, deadline: float
 ) -> list[regex.Pattern[str]]:
     if not 1 <= len(patterns) <= MAX_PATTERNS:
         raise InvalidKnowledgeRequestError(f"give 1-{MAX_PATTERNS} patterns")
@@ -160,7 +98,11 @@ def _compile(
                 "use fewer or smaller {m,n} counts"
             )
         try:
+            if use_regex:
+                probe_compile(pattern, flags, deadline - time.monotonic())
             compiled.append(regex.compile(pattern if use_regex else regex.escape(pattern), flags))
+        except CompileProbeFailed:
+            raise _too_long() from None
         except regex.error as exc:
             raise InvalidKnowledgeRequestError(
                 f"invalid regular expression {pattern[:60]!r}: {exc}"
@@ -234,8 +176,9 @@ def find_windows(
     they touch; returns them and whether more matches were left out. CPU-bound and
     bounded by ``SEARCH_BUDGET_SECONDS``: callers on an event loop run it in a thread
     (matching releases the GIL)."""
-    compiled = _compile(patterns, use_regex, case_sensitive)
+    # The budget covers compiling too: a pattern's compile cost is the model's to choose.
     deadline = time.monotonic() + SEARCH_BUDGET_SECONDS
+    compiled = _compile(patterns, use_regex, case_sensitive, deadline)
     scan = _matching_lines_by_line if use_regex else _matching_lines_in_text
     matches = scan(lines, compiled, deadline) if lines else []
     windows: list[tuple[int, int, list[int]]] = []
