@@ -61,6 +61,8 @@ class KnowledgeService:
         self.verifier = verifier
 
     async def visible(self, token: str | None) -> VisibleScope:
+        """The bases this call may see: those the token names (or, for a token over
+        everything, every base) that the user may read now."""
         delegation = self.verifier.verify(token)
         try:
             user, readable = await self.access.readable_among(

@@ -37,6 +37,7 @@ from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits, ToolRetrieval
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
 from ._errors import (
     AuthorizationUnavailable,
+    DelegationStopped,
     LlmCallLimitReached,
     ToolCallLimitReached,
     ToolFailureLimitReached,
@@ -72,6 +73,7 @@ __all__ = [
     "AgentTreeError",
     "AuthorizationPlugin",
     "AuthorizationUnavailable",
+    "DelegationStopped",
     "DuplicateToolError",
     "FileOwner",
     "FixedPrincipal",

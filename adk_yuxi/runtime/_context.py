@@ -15,7 +15,7 @@ from types import MappingProxyType
 from google.adk.tools.base_tool import BaseTool
 
 from ..access import Principal, ResourceKind
-from ..mcp import McpServerRegistry
+from ..mcp import McpServerRegistry, Unnarrowed
 from ..skills import SkillCatalog, SkillSpec
 from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
 from ..tools import base as _base_tools  # noqa: F401  (registers the base tools)
@@ -227,6 +227,8 @@ def prepare_runtime_context(
     kbs = _intersect(
         config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
     )
+    if config.knowledges is None:
+        kbs = Unnarrowed(kbs)
     unclaimed_mcps = [m for m in usable_mcps if m not in claimed_mcps]
     mcps = _intersect(
         config.mcps, usable_mcps if config.mcps is not None else unclaimed_mcps, "mcp", omitted

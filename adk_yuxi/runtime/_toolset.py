@@ -19,7 +19,9 @@ from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from .._adk import disable_invocation_cache
+from ..mcp import DelegationUnavailable
 from ._binding import model_step
+from ._errors import DelegationStopped
 from ._tools import DuplicateToolError
 
 if TYPE_CHECKING:
@@ -46,7 +48,13 @@ class YuxiToolset(BaseToolset):
         if call is None:
             return []
         visibility = call.live.visibility(call.bound.activated_skills(readonly_context))
-        tools = await call.bound.visible_tools(visibility, readonly_context)
+        try:
+            tools = await call.bound.visible_tools(visibility, readonly_context)
+        except DelegationUnavailable as exc:
+            # Raised from here, ADK would log it and run on without any tool; the run
+            # ends instead, with an error event that says why.
+            self.plugin._stop(run, DelegationStopped, str(exc), agent=call.agent)
+            return []
         agent = call.agent
         shown = {t.name for t in tools}
         for name in call.tree.agent_tools(agent):
