@@ -107,6 +107,9 @@ class ProviderHttp:
         return text[:_LOG_CHARS]
 
     def error(self, code: str, detail: str = "", **fields: Any) -> ProviderError:
+        shown = fields.get("provider_code")
+        if isinstance(shown, str) and self._key in shown:
+            fields["provider_code"] = None  # a code field echoing the key is not shown
         error = ProviderError(code, provider=self.provider, detail=self._redact(detail), **fields)
         logger.warning("web provider %s failed: %s", self.provider, error)
         return error
