@@ -120,19 +120,36 @@ def create(
     "paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
 @_DB_OPTION
-def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
-    """Add files to KB_ID (a file of the same name is replaced), with progress."""
-    from adk_yuxi.knowledge import TerminalProgress
+@click.option(
+    "--stop-on-error",
+    is_flag=True,
+    help="Stop at the first file that cannot be ingested (default: report it, go on).",
+)
+def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) -> None:
+    """Add files to KB_ID (a file of the same name is replaced), with progress; each
+    file is reported as soon as it is stored, and a failed one does not undo the others."""
+    from adk_yuxi.knowledge import TerminalProgress, ingest_each
 
-    async def work(store: Any) -> list[Any]:
-        done = []
-        for path in paths:
-            progress = TerminalProgress(path.name, sys.stderr)
-            done.append(await store.ingest(kb_id, path, progress=progress))
-        return done
+    async def work(store: Any) -> int:
+        failed = 0
+        outcomes = ingest_each(
+            store,
+            kb_id,
+            paths,
+            keep_going=not stop_on_error,
+            progress_for=lambda name: TerminalProgress(name, sys.stderr),
+        )
+        async for outcome in outcomes:
+            if outcome.file is not None:
+                f = outcome.file
+                click.echo(f"{f.file_id}\t{f.name}\tv{f.version}\t{f.chunk_count} chunks")
+            else:
+                failed += 1
+                click.echo(f"failed\t{outcome.path}\t{outcome.error}", err=True)
+        return failed
 
-    for file in _run(db, work):
-        click.echo(f"{file.file_id}\t{file.name}\tv{file.version}\t{file.chunk_count} chunks")
+    if _run(db, work):
+        raise SystemExit(1)
 
 
 @kb.command("list")

@@ -44,6 +44,18 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
+
+
+async def _checkpoint() -> None:
+    """Yields to the event loop so a pending cancellation is raised here. The database
+    layers finish a statement they were cancelled in (a SQLite call cannot be stopped
+    mid-way) and so can swallow the cancellation; here it is delivered again."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+    await asyncio.sleep(0)
+
+
 _SCHEMA = KNOWLEDGE_SCHEMA  # importing it registers the knowledge part
 
 
@@ -280,6 +292,7 @@ class KnowledgeStore:
                 {"f": file_id, "md": document.markdown},
             )
             await self._insert_chunks(tx, kb_id, file_id, chunks, terms, progress)
+            await _checkpoint()
             row = await tx.fetchone(
                 f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
             )
@@ -321,6 +334,9 @@ class KnowledgeStore:
         if progress:
             progress.stage("indexing chunks", len(chunks))
         for at in range(0, len(chunks), _BATCH):
+            # A checkpoint per batch, and one before the commit: a cancellation (Ctrl-C)
+            # lands here, inside the transaction, which then rolls back; never after it.
+            await _checkpoint()
             batch = chunks[at : at + _BATCH]
             await tx.executemany(
                 "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content)"
