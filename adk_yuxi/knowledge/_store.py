@@ -13,7 +13,7 @@ import hashlib
 import os
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy.engine import URL
@@ -44,6 +44,19 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
+
+
+async def _whole(statement: Awaitable[None]) -> None:
+    """Runs one bounded batch to its end even when cancelled, then delivers the
+    cancellation: asyncpg's `executemany` cancelled mid-payload can hang (and hold the
+    base's row lock) instead of stopping, so a batch is never cut; the transaction
+    then rolls back at once."""
+    task = asyncio.ensure_future(statement)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        raise
 
 
 async def _checkpoint() -> None:
@@ -338,7 +351,7 @@ class KnowledgeStore:
             # lands here, inside the transaction, which then rolls back; never after it.
             await _checkpoint()
             batch = chunks[at : at + _BATCH]
-            await tx.executemany(
+            await _whole(tx.executemany(
                 "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content)"
                 " VALUES (:f, :kb, :seq, :start, :end, :content)",
                 [
@@ -346,8 +359,8 @@ class KnowledgeStore:
                      "end": c.end_line, "content": c.content}
                     for c in batch
                 ],
-            )  # fmt: skip
-            await tx.executemany(
+            ))  # fmt: skip
+            await _whole(tx.executemany(
                 "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
                 " VALUES ((SELECT cid FROM yx_kb_chunks WHERE file_id = :f AND seq = :seq),"
                 " :kb, :f, :n, :keys, :freqs)",
@@ -356,7 +369,7 @@ class KnowledgeStore:
                      "keys": t.key_bytes(), "freqs": t.freq_bytes()}
                     for c, t in zip(batch, terms[at : at + _BATCH], strict=True)
                 ],
-            )  # fmt: skip
+            ))  # fmt: skip
             if progress:
                 progress.advance(len(batch))
 

@@ -82,3 +82,28 @@ def test_yuxi_kb_ingest_reports_each_file_and_goes_on_or_stops(tmp_path: Path) -
     assert [line.split("\t")[1:3] for line in stopped.stdout.splitlines()] == [["a.txt", "v2"]]
     listed = yuxi("kb", "list", "d", "--db", db).stdout
     assert "c.txt" in listed  # still its first version: never tried
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.2, 0.5])
+async def test_a_cancellation_at_any_moment_keeps_the_previous_version(
+    platform: Platform, delay: float
+) -> None:
+    """Cancelled after `delay` seconds, wherever the ingest is then (converting, in a
+    batch of chunks, between batches): the old version stays and the base is free."""
+    store: KnowledgeStore = platform.store
+    await store.create_kb("Docs", creator_id="admin", kb_id="docs")
+    before = await store.ingest("docs", OLD.encode(), name="notes.txt")
+    task = asyncio.create_task(store.ingest("docs", NEW.encode(), name="notes.txt"))
+    await asyncio.sleep(delay)
+    task.cancel()
+    try:
+        await asyncio.wait_for(task, 30)  # never hangs on a cancelled statement
+    except asyncio.CancelledError:
+        [kept] = await store.list_files("docs")
+        assert (kept.version, kept.sha256) == (1, before.sha256)
+    else:  # finished before the cancellation: then it is wholly there
+        [kept] = await store.list_files("docs")
+        assert kept.version == 2
+    again = await asyncio.wait_for(store.ingest("docs", NEW.encode(), name="notes.txt",
+                                                replace_unchanged=True), 60)  # fmt: skip
+    assert again.version == kept.version + 1
