@@ -13,7 +13,7 @@ import hashlib
 import os
 import time
 import uuid
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy.engine import URL
@@ -22,6 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .._sql.store import SqlStore, Tx, make_store
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
+from ._cancel import checkpoint as _checkpoint
+from ._cancel import whole as _whole
 from ._chunking import Chunk, chunk_lines
 from ._errors import (
     InvalidKnowledgeRequestError,
@@ -44,29 +46,6 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
-
-
-async def _whole(statement: Awaitable[None]) -> None:
-    """Runs one bounded batch to its end even when cancelled, then delivers the
-    cancellation: asyncpg's `executemany` cancelled mid-payload can hang (and hold the
-    base's row lock) instead of stopping, so a batch is never cut; the transaction
-    then rolls back at once."""
-    task = asyncio.ensure_future(statement)
-    try:
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
-        await asyncio.wait([task])
-        raise
-
-
-async def _checkpoint() -> None:
-    """Yields to the event loop so a pending cancellation is raised here. The database
-    layers finish a statement they were cancelled in (a SQLite call cannot be stopped
-    mid-way) and so can swallow the cancellation; here it is delivered again."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-    await asyncio.sleep(0)
 
 
 _SCHEMA = KNOWLEDGE_SCHEMA  # importing it registers the knowledge part
