@@ -42,3 +42,18 @@ def test_damaged_real_documents_raise_only_our_errors(cut: int, junk: bytes) -> 
         data = original[:cut] + junk + original[cut + len(junk) :]
         with contextlib.suppress(DocumentError):
             convert_document(data, name=name, registry=REGISTRY)
+
+
+SNIFF_SHAPES = {
+    "ole without a package": lambda n: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"E\x00" * (n // 2),
+    "almost html": lambda n: b" " * n + b"<htm",
+    "text": lambda n: "长文档标记 ".encode() * (n // 16 + 1),
+}
+
+
+def test_sniffing_is_linear() -> None:
+    from tests._linear import assert_linear
+
+    for shape in SNIFF_SHAPES.values():
+        assert_linear(lambda text: DocumentSource(text.encode("latin-1"), "x").kind,
+                      lambda n, shape=shape: shape(n).decode("latin-1"))  # fmt: skip
