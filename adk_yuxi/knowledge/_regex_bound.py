@@ -184,7 +184,7 @@ def probe_compile(pattern: str, flags: int, timeout_s: float) -> None:
         raise CompileProbeFailed("time")
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-c", _PROBE.format(mem=_PROBE_MEMORY), str(flags)],
+            [sys.executable, "-I", "-c", _PROBE.format(mem=_PROBE_MEMORY), str(int(flags))],
             input=pattern.encode("utf-8", "surrogatepass"),
             capture_output=True,
             timeout=timeout_s,

@@ -55,6 +55,9 @@ def test_the_compile_probe_stops_a_pattern_the_bound_would_let_through() -> None
     with pytest.raises(CompileProbeFailed):
         probe_compile(BOMB, regex.V0, timeout_s=1.0)
     probe_compile("(?:a{50}){50}b", regex.V0, timeout_s=5.0)  # 2,500 items: in-process
+    # Above the probe threshold yet cheap: compiled in the child and accepted.
+    probe_compile("(?:a{60}){100}b", regex.IGNORECASE | regex.V0, timeout_s=10.0)
+    _find(["(?:a{60}){100}b"])
 
 
 async def test_the_reported_bomb_through_the_real_server(server: Server) -> None:  # noqa: F811
