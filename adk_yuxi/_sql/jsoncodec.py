@@ -8,7 +8,9 @@ backends alike, with an error naming the field.
 
 from __future__ import annotations
 
+import decimal
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,9 +40,30 @@ def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
     return dict(converted)
 
 
+# A JSON string literal, or a number written with an exponent (only floats are).
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][+-]?\d+')
+_EXPONENT = re.compile(r"\d[eE][+-]?\d")
+
+
+def _plain_float(found: re.Match[str]) -> str:
+    token = found.group(0)
+    if token.startswith('"'):
+        return token
+    text = format(decimal.Decimal(token), "f")
+    return text if "." in text else text + ".0"
+
+
 def dumps(value: Any) -> str:
-    """Compact JSON text; ``ensure_ascii=False`` keeps CJK readable and short."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """Compact JSON text; ``ensure_ascii=False`` keeps CJK readable and short.
+
+    A float written with an exponent (``1.5e+300``) is written out in full with a
+    decimal point instead: PostgreSQL's JSONB prints its numbers without exponents,
+    so ``1.5e300`` would come back as a 301-digit integer. With the point it comes back
+    as the same float, on every backend."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    if _EXPONENT.search(text) is None:
+        return text
+    return _TOKENS.sub(_plain_float, text)
 
 
 def _has_nul(value: Any) -> bool:

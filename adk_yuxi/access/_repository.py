@@ -257,23 +257,27 @@ class AccessRepository:
         return None
 
     async def readable_among(
-        self, user_id: str, kind: ResourceKind, idents: Iterable[str]
+        self, user_id: str, kind: ResourceKind, idents: Iterable[str] | None
     ) -> tuple[User, frozenset[str]]:
-        """The user as now, and which of `idents` they may read now (enabled ones only).
+        """The user as now, and which of `idents` (None: of every resource of `kind`) they
+        may read now (enabled ones only).
 
         One query, no cache: the per-call check of resource-scoped tools (knowledge),
         so a withdrawn share or a disabled account is seen by the very next call.
         Raises `NotFoundError` for an unknown user.
         """
-        ids = sorted(set(idents))[:1000]
-        names = {f"r{i}": ident for i, ident in enumerate(ids)}
-        among = ", ".join(f":{name}" for name in names) or "NULL"
+        names: dict[str, str] = {}
+        among = ""
+        if idents is not None:
+            ids = sorted(set(idents))[:1000]
+            names = {f"r{i}": ident for i, ident in enumerate(ids)}
+            among = f" AND r.id IN ({', '.join(f':{name}' for name in names) or 'NULL'})"
         async with self._store.read() as tx:
             rows = await tx.fetchall(
                 "SELECT u.id, u.name, u.role, u.department_id, u.active,"
                 " r.kind, r.id, r.creator_id, r.share, r.enabled"
                 " FROM yx_users u LEFT JOIN yx_resources r"
-                f" ON r.kind = :kind AND r.id IN ({among}) WHERE u.id = :user",
+                f" ON r.kind = :kind{among} WHERE u.id = :user",
                 {"kind": kind.value, "user": user_id, **names},
             )
         if not rows:

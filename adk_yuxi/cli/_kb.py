@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -138,14 +139,20 @@ async def _check_new_base(store: Any, name: str, kb_id: str | None) -> None:
 @click.argument("kb_id")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @DB_OPTION
-def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
+@click.option(
+    "--stop-on-error",
+    is_flag=True,
+    help="Stop at the first file that cannot be ingested (default: report it, go on).",
+)
+def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) -> None:
     """Add files, or every file in folders, to KB_ID, with progress.
 
     A folder is walked in name order; hidden entries, symbolic links and files no
-    converter reads are skipped with a note. A file of the same name is replaced.
+    converter reads are skipped with a note. A file of the same name is replaced. Each
+    file is reported as soon as it is stored; a failed one does not undo the others.
     """
     from adk_yuxi.documents import DEFAULT_MAX_BYTES
-    from adk_yuxi.knowledge import TerminalProgress
+    from adk_yuxi.knowledge import TerminalProgress, ingest_each
 
     from ._kb_files import plan_ingest, read_walked
 
@@ -155,22 +162,41 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str) -> None:
     if not plan.files:
         raise click.ClickException("no file to ingest in " + ", ".join(map(str, paths)))
     total = len(plan.files)
+    walked = {file.path: file for file in plan.files if file.folder is not None}
+    numbers = {file.path.name: n for n, file in enumerate(plan.files, start=1)}
 
-    async def work(store: Any) -> list[Any]:
+    async def read(path: Path) -> Path | bytes:
+        file = walked.get(path)
+        if file is None:  # named by the user: taken as given
+            return path
+        return await asyncio.to_thread(read_walked, file, DEFAULT_MAX_BYTES)
+
+    def progress_for(name: str) -> TerminalProgress:
+        label = name if total == 1 else f"[{numbers.get(name, '?')}/{total}] {name}"
+        return TerminalProgress(label, sys.stderr)
+
+    async def work(store: Any) -> int:
         await store.get_kb(kb_id)
-        done = []
-        for number, file in enumerate(plan.files, start=1):
-            name = file.path.name
-            progress = TerminalProgress(name if total == 1 else f"[{number}/{total}] {name}")
-            if file.folder is None:  # named by the user: taken as given
-                source: Path | bytes = file.path
+        failed = 0
+        outcomes = ingest_each(
+            store,
+            kb_id,
+            [file.path for file in plan.files],
+            keep_going=not stop_on_error,
+            progress_for=progress_for,
+            read=read,
+        )
+        async for outcome in outcomes:
+            if outcome.file is not None:
+                f = outcome.file
+                click.echo(f"{f.file_id}\t{f.name}\tv{f.version}\t{f.chunk_count} chunks")
             else:
-                source = await asyncio.to_thread(read_walked, file, DEFAULT_MAX_BYTES)
-            done.append(await store.ingest(kb_id, source, name=name, progress=progress))
-        return done
+                failed += 1
+                click.echo(f"failed\t{outcome.path}\t{outcome.error}", err=True)
+        return failed
 
-    for file in _run(db, work):
-        click.echo(f"{file.file_id}\t{file.name}\tv{file.version}\t{file.chunk_count} chunks")
+    if _run(db, work):
+        raise SystemExit(1)
 
 
 @kb.command("list")

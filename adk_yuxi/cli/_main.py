@@ -128,7 +128,7 @@ def web_check(tool: str, provider: str | None, key_stdin: bool) -> None:
     Settings come from the environment, as a server without host settings reads them;
     a draft key read from standard input is tried in place of the configured one.
     """
-    from adk_yuxi.web import WebSettings, check_web_settings
+    from adk_yuxi.web import WebConfigError, WebSettings, check_web_settings
 
     draft: dict[str, object] = {}
     if provider is not None:
@@ -138,9 +138,9 @@ def web_check(tool: str, provider: str | None, key_stdin: bool) -> None:
             raise click.UsageError("--key-stdin needs --provider")
         draft[f"{provider}_api_key"] = sys.stdin.readline().strip()
     try:
-        settings = WebSettings(**draft)  # type: ignore[arg-type]
-    except ValueError as exc:
-        raise click.UsageError(f"invalid draft settings: {type(exc).__name__}") from None
+        settings = WebSettings.draft(**draft)
+    except WebConfigError as exc:
+        raise click.UsageError(str(exc)) from None
     result = asyncio.run(check_web_settings(settings, tool))  # type: ignore[arg-type]
     click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     if not result.ok:

@@ -12,6 +12,7 @@ import io
 from typing import Any
 
 from ._errors import CorruptDocumentError, PasswordProtectedDocumentError
+from ._inflate import check_inflated_size
 from ._result import ConvertedDocument
 from ._source import DocumentSource
 
@@ -46,6 +47,7 @@ class OfficeConverter:
             )
         if not source.data.startswith(b"PK\x03\x04"):
             raise CorruptDocumentError(source.name, f"not a readable .{kind} file")
+        check_inflated_size(source.data, source.name, source.max_inflated_bytes)
         result = _markitdown_converter(kind).convert(
             io.BytesIO(source.data), StreamInfo(extension=f".{kind}", mimetype=_MIME[kind])
         )

@@ -91,13 +91,22 @@ class ConverterRegistry:
         )
 
 
-def default_converters() -> ConverterRegistry:
+def default_converters(*, ocr: bool = True) -> ConverterRegistry:
     """A fresh registry with the built-in families: PDF (scanned pages through OCR),
-    Office, HTML, images (OCR), text."""
+    Office, HTML, images (OCR), text. With ``ocr=False`` there is no OCR at all (no image
+    family, PDFs by their text layer only): for bytes nobody vouches for, such as a
+    fetched page, where OCR would be seconds of CPU chosen by a stranger."""
     from ._html import HtmlConverter
-    from ._ocr_converters import ImageOcrConverter, ScannedPdfConverter
     from ._office import OfficeConverter
     from ._text import TextConverter
+
+    if not ocr:
+        from ._pdf import PdfConverter
+
+        return ConverterRegistry(
+            [PdfConverter(), OfficeConverter(), HtmlConverter(), TextConverter()]
+        )
+    from ._ocr_converters import ImageOcrConverter, ScannedPdfConverter
 
     return ConverterRegistry(
         [

@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ._errors import DocumentTooLargeError
+from ._inflate import MAX_INFLATED_BYTES, inflated_limit
 
 __all__ = ["DEFAULT_MAX_BYTES", "DocumentSource"]
 
@@ -52,6 +53,8 @@ class DocumentSource:
     data: bytes
     name: str = ""
     mime_type: str | None = None
+    max_inflated_bytes: int = MAX_INFLATED_BYTES
+    """What a zip-based document (Office) may inflate to; set from the byte limit."""
 
     @classmethod
     def load(
@@ -68,7 +71,7 @@ class DocumentSource:
             label = name or ""
             if len(data) > max_bytes:
                 raise DocumentTooLargeError(label, len(data), max_bytes)
-            return cls(data=data, name=label, mime_type=mime_type)
+            return cls(data, label, mime_type, inflated_limit(max_bytes))
         path = Path(path_or_bytes)
         label = name or path.name
         size = path.stat().st_size
@@ -78,7 +81,7 @@ class DocumentSource:
             data = handle.read(max_bytes + 1)
         if len(data) > max_bytes:  # grew while we looked
             raise DocumentTooLargeError(label, len(data), max_bytes)
-        return cls(data=data, name=label, mime_type=mime_type)
+        return cls(data, label, mime_type, inflated_limit(max_bytes))
 
     @property
     def extension(self) -> str:

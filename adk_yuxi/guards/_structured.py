@@ -13,7 +13,6 @@ shared budget, until the run ends with a clear error event.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
@@ -31,7 +30,6 @@ from ._budget import remember
 __all__ = ["STRUCTURED_PLUGIN_NAME", "StructuredOutputPlugin"]
 
 STRUCTURED_PLUGIN_NAME = "yuxi_structured_output"
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(?P<body>.*?)\s*```\s*$", re.S | re.I)
 
 
 def _response_parameters(request: LlmRequest) -> list[str] | None:
@@ -51,9 +49,23 @@ def _response_parameters(request: LlmRequest) -> list[str] | None:
     return None
 
 
+def fenced_body(text: str) -> str:
+    """The answer without a ``` fence (optionally tagged `json`) around all of it.
+
+    String operations only: the answer is untrusted model output read on the event loop,
+    and a fence pattern with lazy and greedy blanks costs cubic time on a long unclosed one.
+    """
+    stripped = text.strip()
+    if len(stripped) < 6 or not (stripped.startswith("```") and stripped.endswith("```")):
+        return stripped
+    inner = stripped[3:-3]
+    if inner[:4].lower() == "json":
+        inner = inner[4:]
+    return inner.strip()
+
+
 def _arguments(text: str, parameters: list[str]) -> dict[str, Any]:
-    fenced = _FENCE.match(text)
-    body = fenced.group("body") if fenced else text.strip()
+    body = fenced_body(text)
     try:
         value = json.loads(body)
     except json.JSONDecodeError as exc:

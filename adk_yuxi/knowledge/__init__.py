@@ -28,6 +28,7 @@ from ._errors import (
     UnknownFileError,
     UnknownKnowledgeBaseError,
 )
+from ._ingest_each import IngestOutcome, ingest_each
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress, TerminalProgress
 from ._results import (
@@ -67,6 +68,7 @@ __all__ = [
     "DocumentWindow",
     "FileInfo",
     "FindResult",
+    "IngestOutcome",
     "IngestProgress",
     "InvalidKnowledgeRequestError",
     "KbInfo",
@@ -89,6 +91,7 @@ __all__ = [
     "UnknownKnowledgeBaseError",
     "build_knowledge_server",
     "chunk_lines",
+    "ingest_each",
     "install_knowledge",
     "load_verifier",
     "serve_knowledge_http",

@@ -16,9 +16,9 @@ from threading import Lock
 
 from google.adk.agents.readonly_context import ReadonlyContext
 
-from ..mcp import McpServerConfig, McpServerRegistry
+from ..mcp import DelegationUnavailable, McpServerConfig, McpServerRegistry, Unnarrowed
 from ..skills import SkillCatalog
-from ._delegation import DelegationSigner
+from ._delegation import DelegationScopeError, DelegationSigner
 from ._results import RESULT_FORM_HEADER
 
 __all__ = [
@@ -75,15 +75,24 @@ class KnowledgeDelegation:
     def headers_for(
         self, ctx: ReadonlyContext, user_id: str, knowledge_bases: Sequence[str]
     ) -> dict[str, str]:
-        kbs = session_selection(ctx, knowledge_bases)
-        key = (user_id, ctx.session.id, kbs)
+        """Neither the agent nor the session narrowing the bases, the token carries
+        "what this user may read now" (any number of bases); a selection a token cannot
+        carry is `DelegationUnavailable`, never a silently missing server."""
+        everything = isinstance(knowledge_bases, Unnarrowed) and (
+            ctx.state.get(SESSION_SELECTION_KEY) is None
+        )
+        kbs = () if everything else session_selection(ctx, knowledge_bases)
+        key = (user_id, ctx.session.id, ("*",) if everything else kbs)
         now = time.time()
         with self._lock:
             cached = self._tokens.get(key)
             if cached is not None and cached[1] - now > self._margin:
                 self._tokens.move_to_end(key)
                 return _headers(cached[0])
-        token = self._signer.mint(user_id, ctx.session.id, kbs, now=now)
+        try:
+            token = self._signer.mint(user_id, ctx.session.id, None if everything else kbs, now=now)
+        except DelegationScopeError as exc:
+            raise DelegationUnavailable(f"knowledge server: {exc}") from None
         with self._lock:
             self._tokens[key] = (token, now + self._signer.ttl_seconds)
             while len(self._tokens) > _CACHE_SIZE:

@@ -40,6 +40,14 @@ DEFAULT_AUDIENCE = "yuxi-knowledge"
 MAX_TTL_SECONDS = 300
 _ALG = "ES256"
 _MAX_KBS = 256
+ALL_READABLE = "*"
+"""The `kbs` claim of a delegation over whatever the user may read at each call."""
+
+
+class DelegationScopeError(ValueError):
+    """The selection cannot be carried by a delegation (too many named bases)."""
+
+
 _REMEMBERED = 4096  # verified tokens kept per verifier (each lives at most 5 minutes)
 
 
@@ -49,7 +57,8 @@ class Delegation:
 
     user_id: str
     session_id: str
-    kb_ids: tuple[str, ...]
+    kb_ids: tuple[str, ...] | None
+    """The bases named, or None: whatever the user may read at each call."""
     audience: str
     expires_at: int
     token_id: str
@@ -74,12 +83,23 @@ class DelegationSigner:
         self.ttl_seconds = ttl_seconds
 
     def mint(
-        self, user_id: str, session_id: str, kb_ids: Iterable[str], *, now: float | None = None
+        self,
+        user_id: str,
+        session_id: str,
+        kb_ids: Iterable[str] | None,
+        *,
+        now: float | None = None,
     ) -> str:
+        """A token over ``kb_ids``, or with None over whatever the user may read at each
+        call (`ALL_READABLE`); raises `DelegationScopeError` above 256 named bases."""
         issued = int(time.time() if now is None else now)
-        kbs = sorted(set(kb_ids))
-        if len(kbs) > _MAX_KBS:
-            raise ValueError(f"a delegation names at most {_MAX_KBS} knowledge bases")
+        kbs: list[str] | str = ALL_READABLE if kb_ids is None else sorted(set(kb_ids))
+        if len(kbs) > _MAX_KBS and kbs != ALL_READABLE:
+            raise DelegationScopeError(
+                f"a delegation names at most {_MAX_KBS} knowledge bases, and this selection"
+                f" has {len(kbs)}; leave the agent's knowledges unset (every base the user"
+                " may read) or narrow it"
+            )
         claims = {
             "iss": self.issuer,
             "sub": user_id,
@@ -94,7 +114,9 @@ class DelegationSigner:
         return jwt.encode({"alg": _ALG, "typ": "JWT"}, claims, self._key, algorithms=[_ALG])
 
 
-def _str_list(value: Any) -> tuple[str, ...]:
+def _str_list(value: Any) -> tuple[str, ...] | None:
+    if value == ALL_READABLE:
+        return None
     if not isinstance(value, list) or len(value) > _MAX_KBS:
         raise DelegationError("the delegation's knowledge base selection is malformed")
     if not all(isinstance(item, str) and item for item in value):

@@ -73,6 +73,11 @@ class MatchWindow(BaseModel):
     end_line: int
     match_lines: list[int]
     content: str
+    char_offset: int = 0
+    """Where in start_line the content begins."""
+    cut: bool = False
+    """Part of one long line, around the match; read on with open_kb_document(line=
+    start_line, char_offset=...)."""
 
 
 class FindResult(BaseModel):
@@ -95,6 +100,10 @@ class DocumentWindow(BaseModel):
     has_more_after: bool
     next_offset: int | None
     content: str
+    char_offset: int = 0
+    """Where in start_line the content begins."""
+    next_char_offset: int | None = None
+    """Set when start_line was cut: read on with line=start_line and this char_offset."""
 
 
 class FileInfo(BaseModel):

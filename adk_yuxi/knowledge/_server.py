@@ -172,10 +172,19 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         window_size: Annotated[
             int, Whole, Field(ge=1, le=400, description="Lines to return.")
         ] = 80,
+        char_offset: Annotated[
+            int,
+            Whole,
+            Field(ge=0, description="Start this far into the first line (next_char_offset)."),
+        ] = 0,
     ) -> Annotated[CallToolResult, DocumentWindow]:
-        """Reads a window of a parsed document; continue with next_offset."""
+        """Reads a window of a parsed document; continue with next_offset, or within a
+        long line with the same line and next_char_offset."""
         return await _answer(
-            service.open_kb_document(_token(ctx), kb_id, file_id, line, offset, window_size), ctx
+            service.open_kb_document(
+                _token(ctx), kb_id, file_id, line, offset, window_size, char_offset
+            ),
+            ctx,
         )
 
     @server.tool(name="search_file")

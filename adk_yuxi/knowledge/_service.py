@@ -61,6 +61,8 @@ class KnowledgeService:
         self.verifier = verifier
 
     async def visible(self, token: str | None) -> VisibleScope:
+        """The bases this call may see: those the token names (or, for a token over
+        everything, every base) that the user may read now."""
         delegation = self.verifier.verify(token)
         try:
             user, readable = await self.access.readable_among(
@@ -168,6 +170,8 @@ class KnowledgeService:
                     end_line=w.end_line,
                     match_lines=list(w.match_lines),
                     content=w.content,
+                    char_offset=w.char_offset,
+                    cut=w.cut,
                 )
                 for w in windows
             ],
@@ -182,6 +186,7 @@ class KnowledgeService:
         line: int | None,
         offset: int | None,
         window_size: int,
+        char_offset: int = 0,
     ) -> DocumentWindow:
         _bounded(window_size, 1, MAX_WINDOW_LINES, "window_size")
         if line is not None and offset is not None:
@@ -193,7 +198,8 @@ class KnowledgeService:
         check_ident(file_id, "file_id")
         await self._kb(token, kb_id)
         file, text = await self.store.read_text(kb_id, file_id)
-        window = line_window(text.split("\n") if text else [], start, window_size)
+        _bounded(char_offset, 0, 1_000_000_000, "char_offset")
+        window = line_window(text.split("\n") if text else [], start, window_size, char_offset)
         return DocumentWindow(
             kb_id=kb_id,
             file_id=file_id,
@@ -205,6 +211,8 @@ class KnowledgeService:
             has_more_after=window.has_more_after,
             next_offset=window.next_offset,
             content=window.content,
+            char_offset=window.char_offset,
+            next_char_offset=window.next_char_offset,
         )
 
     async def search_file(

@@ -22,6 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .._sql.store import SqlStore, Tx, make_store
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
+from ._cancel import checkpoint as _checkpoint
+from ._cancel import whole as _whole
 from ._chunking import Chunk, chunk_lines
 from ._errors import (
     InvalidKnowledgeRequestError,
@@ -44,6 +46,8 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
+
+
 _SCHEMA = KNOWLEDGE_SCHEMA  # importing it registers the knowledge part
 
 
@@ -280,6 +284,7 @@ class KnowledgeStore:
                 {"f": file_id, "md": document.markdown},
             )
             await self._insert_chunks(tx, kb_id, file_id, chunks, terms, progress)
+            await _checkpoint()
             row = await tx.fetchone(
                 f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
             )
@@ -321,8 +326,11 @@ class KnowledgeStore:
         if progress:
             progress.stage("indexing chunks", len(chunks))
         for at in range(0, len(chunks), _BATCH):
+            # A checkpoint per batch, and one before the commit: a cancellation (Ctrl-C)
+            # lands here, inside the transaction, which then rolls back; never after it.
+            await _checkpoint()
             batch = chunks[at : at + _BATCH]
-            await tx.executemany(
+            await _whole(tx.executemany(
                 "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content)"
                 " VALUES (:f, :kb, :seq, :start, :end, :content)",
                 [
@@ -330,8 +338,8 @@ class KnowledgeStore:
                      "end": c.end_line, "content": c.content}
                     for c in batch
                 ],
-            )  # fmt: skip
-            await tx.executemany(
+            ))  # fmt: skip
+            await _whole(tx.executemany(
                 "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
                 " VALUES ((SELECT cid FROM yx_kb_chunks WHERE file_id = :f AND seq = :seq),"
                 " :kb, :f, :n, :keys, :freqs)",
@@ -340,7 +348,7 @@ class KnowledgeStore:
                      "keys": t.key_bytes(), "freqs": t.freq_bytes()}
                     for c, t in zip(batch, terms[at : at + _BATCH], strict=True)
                 ],
-            )  # fmt: skip
+            ))  # fmt: skip
             if progress:
                 progress.advance(len(batch))
 

@@ -50,6 +50,19 @@ class DelegatedServerError(YuxiError, ValueError):
     """A delegated (built-in) server was given a credential of its own."""
 
 
+class DelegationUnavailable(YuxiError, RuntimeError):
+    """A built-in server's delegation could not be minted for this run (e.g. a selection
+    too wide for a token): the run reports it instead of running without the server."""
+
+
+class Unnarrowed(tuple[str, ...]):
+    """The knowledge bases of a run whose agent did not narrow them: everything its
+    user may read at assembly. A delegation may carry "what this user may read now"
+    instead of the list (the server checks current rights at every call anyway)."""
+
+    __slots__ = ()
+
+
 class DelegationSource(Protocol):
     """Mints the headers that let a built-in server act for the run's user.
 
@@ -161,7 +174,7 @@ class McpServerRegistry:
         source = self._delegation.get(name)
         if source is None:
             return server.toolset()
-        kbs = tuple(knowledge_bases)
+        kbs = knowledge_bases if isinstance(knowledge_bases, Unnarrowed) else tuple(knowledge_bases)
 
         def headers(ctx: ReadonlyContext) -> dict[str, str]:
             return source.headers_for(ctx, user_id, kbs)

@@ -38,6 +38,7 @@ from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
 from ._errors import (
     AgentAssemblyFailed,
     AuthorizationUnavailable,
+    DelegationStopped,
     LlmCallLimitReached,
     ToolCallLimitReached,
     ToolFailureLimitReached,
@@ -74,6 +75,7 @@ __all__ = [
     "AgentTreeError",
     "AuthorizationPlugin",
     "AuthorizationUnavailable",
+    "DelegationStopped",
     "DuplicateToolError",
     "FileOwner",
     "FixedPrincipal",

@@ -29,7 +29,7 @@ from ..guards import ToolRetriever
 from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
-from ..skills import SkillCatalog
+from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
 from ..tools import ToolRegistry, ToolSettings, default_registry
 from ._build_checks import check_retrieval, check_tool_names
 from ._catalog import AgentCatalog, AgentConfigError
@@ -86,6 +86,20 @@ def _check_names(
     would otherwise be left out of every run without a word (as a name the user may not
     use is), so a typo in a deployed config would pass unnoticed."""
     tools = default_registry if registry is None else registry
+    # A tool renamed after registration (or registered elsewhere) must not answer the
+    # knowledge server's calls either.
+    taken = sorted(KNOWLEDGE_TOOL_NAMES.intersection({t.name for t in tools.tools()}))
+    if taken:
+        raise AgentConfigError(
+            f"agent {tree.root!r}",
+            [
+                (
+                    "tools",
+                    f"a local tool is named {taken[0]!r}, a name reserved for the knowledge"
+                    " server's tools",
+                )
+            ],
+        )
     for name, config in tree.configs.items():
         problems = [
             (field, f"no {what} named {item!r} is {where}")

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from google.adk.tools.base_tool import BaseTool
 
 from ..access import Principal, ResourceKind
-from ..mcp import McpServerRegistry
+from ..mcp import McpServerRegistry, Unnarrowed
 from ..skills import SkillCatalog, SkillSpec
 from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
 from ..tools import base as _base_tools  # noqa: F401  (registers the base tools)
@@ -92,9 +92,11 @@ def _bind_configurable(
     omitted: list,
     *,
     agent: str,
+    requested: set[str],
 ) -> tuple[list[str], dict[str, BaseTool]]:
     """Keeps the tools usable with `settings`; an unavailable one is left out of the run
-    (and so out of every skill that depends on it) with one availability record."""
+    (and so out of every skill that depends on it) with one availability record, a
+    warning when the agent asked for it (in `tools` or through a skill it offers)."""
     kept: list[str] = []
     bound: dict[str, BaseTool] = {}
     for tool_id in tool_ids:
@@ -104,7 +106,7 @@ def _bind_configurable(
         try:
             bound[tool_id] = registry.bind(tool_id, settings)
         except ToolUnavailable as unavailable:
-            log_unavailable(unavailable, agent=agent)
+            log_unavailable(unavailable, requested=tool_id in requested, agent=agent)
             omitted.append(("tool", tool_id, f"unavailable: {unavailable.reason}"))
             continue
         kept.append(tool_id)
@@ -191,6 +193,7 @@ def prepare_runtime_context(
     catalog = SkillCatalog(registry, mcp_registry) if skills is None else skills
     omitted: list[tuple[str, str, str]] = []
 
+    claimed_tools, claimed_mcps = _claimed(config, catalog)
     usable_tools = [t for t in registry.ids() if _may_use_tool(principal, registry, t)]
     usable_tools, bound = _bind_configurable(
         registry,
@@ -198,6 +201,7 @@ def prepare_runtime_context(
         ToolSettings() if settings is None else settings,
         omitted,
         agent=config.name,
+        requested=set(config.tools or ()) | claimed_tools,
     )
     base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
     # A built-in (delegated) server needs no share of its own: what it serves is checked
@@ -208,7 +212,6 @@ def prepare_runtime_context(
         if principal.may_use(ResourceKind.MCP_SERVER, m)
         or (mcp_registry.is_builtin(m) and principal.user.active)
     ]
-    claimed_tools, claimed_mcps = _claimed(config, catalog)
     unclaimed_tools = [t for t in usable_tools if t not in claimed_tools]
     tools = _intersect(
         config.tools, usable_tools if config.tools is not None else unclaimed_tools, "tool", omitted
@@ -217,6 +220,8 @@ def prepare_runtime_context(
     kbs = _intersect(
         config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
     )
+    if config.knowledges is None:
+        kbs = Unnarrowed(kbs)
     unclaimed_mcps = [m for m in usable_mcps if m not in claimed_mcps]
     mcps = _intersect(
         config.mcps, usable_mcps if config.mcps is not None else unclaimed_mcps, "mcp", omitted

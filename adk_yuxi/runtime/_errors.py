@@ -8,6 +8,7 @@ from adk_yuxi.errors import RunStopped
 __all__ = [
     "AgentAssemblyFailed",
     "AuthorizationUnavailable",
+    "DelegationStopped",
     "LlmCallLimitReached",
     "ToolCallLimitReached",
     "ToolFailureLimitReached",
@@ -28,6 +29,18 @@ class AuthorizationUnavailable(RunStopped):
 
     CODE = "AUTHORIZATION_UNAVAILABLE"
     PUBLIC_TEXT = "rights could not be checked right now; try again later"
+
+
+class DelegationStopped(RunStopped):
+    """A built-in server's delegation could not be minted for this run (the agent's
+    knowledge selection is too wide for a token): the run ends saying so rather than
+    going on without the server. The cause is in the operator log."""
+
+    CODE = "DELEGATION_UNAVAILABLE"
+    PUBLIC_TEXT = (
+        "the knowledge server could not be reached with this agent's selection of knowledge"
+        " bases; an administrator must narrow it or leave it unset"
+    )
 
 
 class LlmCallLimitReached(RunStopped):

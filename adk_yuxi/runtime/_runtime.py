@@ -24,7 +24,7 @@ from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.adk.tools.tool_context import ToolContext
 
 from ..access import Principal
-from ..mcp import McpServerRegistry
+from ..mcp import DelegationUnavailable, McpServerRegistry
 from ..skills import SkillCatalog
 from ..tools import ToolRegistry, ToolSettings
 from ._config import AgentConfig
@@ -129,8 +129,10 @@ class Runtime:
             # One failing or clashing server must not take the other tools down with it
             # (ADK would drop the whole toolset), so it is skipped and reported alone.
             if isinstance(server_tools, BaseException):
-                if not isinstance(server_tools, Exception):
-                    raise server_tools
+                if not isinstance(server_tools, Exception) or isinstance(
+                    server_tools, DelegationUnavailable
+                ):
+                    raise server_tools  # a delegation that cannot be minted is visible
                 logger.error("MCP server %r skipped: %s", server, server_tools)
                 continue
             clash = sorted({t.name for t in server_tools}.intersection(shown))

@@ -19,8 +19,9 @@ from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from .._adk import disable_invocation_cache
+from ..mcp import DelegationUnavailable
 from ._binding import model_step
-from ._errors import AgentAssemblyFailed
+from ._errors import AgentAssemblyFailed, DelegationStopped
 from ._tools import DuplicateToolError
 
 if TYPE_CHECKING:
@@ -60,6 +61,11 @@ class YuxiToolset(BaseToolset):
             # A clash only a connected MCP server could reveal: the run ends with an
             # error event at this step's model call, never with an exception.
             self.plugin.stop_run(run, AgentAssemblyFailed, str(clash))
+            return []
+        except DelegationUnavailable as exc:
+            # Raised from here, ADK would log it and run on without any tool; the run
+            # ends instead, with an error event that says why.
+            self.plugin.stop_run(run, DelegationStopped, str(exc))
             return []
         return tools
 

@@ -28,6 +28,8 @@ class PageServer:
 
     def __init__(self, pages: dict[str, tuple[str, bytes]] | None = None) -> None:
         self.pages = dict(pages or {})
+        self.page_headers: dict[str, dict[str, str]] = {}
+        """Extra response headers per page path (e.g. a Content-Encoding)."""
         self.hits: dict[str, int] = {}
         self.hosts: list[str] = []
         self._server: uvicorn.Server | None = None
@@ -80,7 +82,8 @@ class PageServer:
         if found is None:
             return PlainTextResponse("not found", 404)
         content_type, body = found
-        return Response(body, 200, {"Content-Type": content_type})
+        headers = {"Content-Type": content_type, **self.page_headers.get(request.url.path, {})}
+        return Response(body, 200, headers)
 
     async def _redirect(self, request: Request) -> Response:
         self._hit(request)

@@ -10,18 +10,19 @@ queue `Reply`s for a path to produce each error shape, a malformed body or a slo
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 __all__ = [
@@ -42,13 +43,17 @@ DOUBAO = "/doubao"
 
 @dataclass
 class Reply:
-    """One scripted answer: a JSON body (or raw bytes), a status, headers, a delay."""
+    """One scripted answer: a JSON body (or raw bytes), a status, headers, a delay, and
+    optionally the body streamed in `chunk_bytes` pieces (no Content-Length) every
+    `trickle_s` seconds: a stalling peer, or an endless body."""
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
     delay_s: float = 0.0
+    trickle_s: float = 0.0
+    chunk_bytes: int = 0
 
 
 def tavily_error(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
@@ -175,6 +180,12 @@ def _unauthorized(path: str) -> Reply:
     return doubao_error("10403", 10403, "permission denied: invalid api key")
 
 
+async def _trickle(data: bytes, size: int, every_s: float) -> AsyncIterator[bytes]:
+    for index in range(0, len(data), size):
+        yield data[index : index + size]
+        await asyncio.sleep(every_s)
+
+
 class ProviderFakeServer:
     """Serves every provider fake on 127.0.0.1; `base_url(TAVILY)` etc. is what the
     settings' base URL should be. `requests` records (path, authorization, body)."""
@@ -246,6 +257,14 @@ class ProviderFakeServer:
             scripted = Reply(_DEFAULTS[path](body))
         if scripted.delay_s:
             await asyncio.sleep(scripted.delay_s)
+        if scripted.trickle_s or scripted.chunk_bytes:
+            data = scripted.raw if scripted.raw is not None else json.dumps(scripted.body).encode()
+            return StreamingResponse(
+                _trickle(data, scripted.chunk_bytes or 1, scripted.trickle_s),
+                scripted.status,
+                scripted.headers,
+                media_type="application/json",
+            )
         if scripted.raw is not None:
             return Response(
                 scripted.raw, scripted.status, scripted.headers, media_type="application/json"

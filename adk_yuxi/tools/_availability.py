@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -66,9 +67,24 @@ ToolBinder = Callable[[ToolSettings], BaseTool]
 """Returns the instance a run executes for these settings; raises `ToolUnavailable`."""
 
 
-def log_unavailable(error: ToolUnavailable, **fields: Any) -> None:
-    """The one availability record: `component=<tool id> available=false reason=...`."""
-    logger.warning(
+_reported: set[tuple[str, str]] = set()
+_reported_lock = threading.Lock()
+
+
+def log_unavailable(error: ToolUnavailable, *, requested: bool = True, **fields: Any) -> None:
+    """The one availability record: `component=<tool id> available=false reason=...`.
+
+    A tool an agent asked for is a WARNING each time it is left out. One nobody asked
+    for (every registered tool is bound at each app build) is INFO, once per process
+    per tool and reason, so an unconfigured optional tool does not flood the log.
+    """
+    if not requested:
+        with _reported_lock:
+            if (error.tool_id, error.reason) in _reported:
+                return
+            _reported.add((error.tool_id, error.reason))
+    logger.log(
+        logging.WARNING if requested else logging.INFO,
         "component=%s available=false reason=%s",
         error.tool_id,
         error.reason,
@@ -76,6 +92,7 @@ def log_unavailable(error: ToolUnavailable, **fields: Any) -> None:
             "component": error.tool_id,
             "available": False,
             "reason": error.reason,
+            "requested": requested,
             **fields,
         },
     )

@@ -76,6 +76,19 @@ def _parameters_schema(tool: BaseTool) -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
+def reserved_name(name: str) -> None:
+    """Raises `ValueError` for a name the knowledge server's tools answer to: a local
+    tool of that name would take the model's calls meant for the server, where access
+    to knowledge bases is checked."""
+    from ..skills._spec import KNOWLEDGE_TOOL_NAMES
+
+    if name in KNOWLEDGE_TOOL_NAMES:
+        raise ValueError(
+            f"tool {name!r}: the name is reserved for the knowledge server's tools"
+            f" ({', '.join(sorted(KNOWLEDGE_TOOL_NAMES))})"
+        )
+
+
 class ToolRegistry:
     """Maps tool ids to shared ADK tool instances and their metadata.
 
@@ -118,6 +131,7 @@ class ToolRegistry:
                 " '_', '.', ':' or '-', starting with a letter or '_' (what model APIs"
                 " accept as a function name)"
             )
+        reserved_name(tool_id)
         resolved = (metadata or ToolExtraMetadata()).resolved(tool_id)
         with self._lock:
             if tool_id in self._tools:

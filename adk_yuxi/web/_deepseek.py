@@ -47,7 +47,6 @@ class DeepSeekProvider:
             key,
             timeout_s=timeout_s,
             read_error=_read_error,
-            not_found="fetch_failed",
         )
 
     async def search(self, query: SearchQuery) -> SearchResults:
@@ -93,7 +92,9 @@ class DeepSeekProvider:
     async def fetch(self, url: str) -> FetchedPage:
         if len(url) > MAX_URL:
             raise self.http.error("invalid_query", "URL too long", retryable=False)
-        decoded = await self.http.post_json("/v1/tools/fetch", {"url": url})
+        decoded = await self.http.post_json(
+            "/v1/tools/fetch", {"url": url}, not_found="fetch_failed"
+        )
         if not isinstance(decoded, dict) or not isinstance(decoded.get("content"), str):
             raise self.http.error("malformed_response", "no content string", status=200)
         return FetchedPage(

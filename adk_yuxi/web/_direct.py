@@ -50,6 +50,10 @@ def check_url(url: str) -> str:
         raise _refuse(f"scheme {parts.scheme!r}")
     if not parts.hostname:
         raise _refuse("no host")
+    if "%" in parts.netloc.rpartition("@")[2]:
+        # An IPv6 zone id ("[fe80::1%25lo]") names an interface of this server: it would
+        # be looked up as a name. Refused before any lookup.
+        raise _refuse("an IPv6 zone id or an escaped host")
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise _refuse("credentials in URL")
     if port == 0:
@@ -169,7 +173,12 @@ class DirectFetcher:
             raise self._error("url_not_allowed", refused.reason, retryable=False) from None
         except (httpcore.TimeoutException, httpx.TimeoutException) as exc:
             raise self._error("timeout", type(exc).__name__) from None
-        except (httpcore.NetworkError, httpcore.ProtocolError, httpx.TransportError) as exc:
+        except (
+            httpcore.NetworkError,
+            httpcore.ProtocolError,
+            httpx.TransportError,
+            httpx.DecodingError,  # a corrupt gzip or brotli body
+        ) as exc:
             raise self._error("fetch_failed", f"{type(exc).__name__}: {exc}") from None
         try:
             # Conversion is CPU work in a worker thread (seconds per MiB of dense HTML);

@@ -50,7 +50,9 @@ class DoubaoProvider:
         code = str(error.get("Code") or "")
         numeric = str(error.get("CodeN") or "")
         kind = _CODES.get(code) or _CODES.get(numeric) or "provider_error"
-        safe_code = code if code.replace("_", "").isalnum() and len(code) <= 32 else None
+        # Only a short ASCII code reaches the model: it is provider text, not ours.
+        plain = code.replace("_", "")
+        safe_code = code if plain.isascii() and plain.isalnum() and len(code) <= 32 else None
         raise self.http.error(
             kind, f"{code}: {as_text(error.get('Message'))}", status=200, provider_code=safe_code
         )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import logging
@@ -14,13 +15,14 @@ from typing import Any
 
 import httpx
 
-from ._errors import ProviderError
+from ._errors import ProviderError, WebConfigError
 
-__all__ = ["ProviderHttp", "error_text", "parse_retry_after"]
+__all__ = ["ProviderHttp", "error_text", "header_safe", "parse_retry_after"]
 
 logger = logging.getLogger("adk_yuxi.web.providers")
 
 _MAX_BODY = 8 * 1024 * 1024
+_LOG_CHARS = 300
 _STATUS_CODES: Mapping[int, str] = {
     400: "bad_request",
     401: "auth_failed",
@@ -31,6 +33,11 @@ _STATUS_CODES: Mapping[int, str] = {
     432: "quota_exhausted",
     433: "quota_exhausted",
 }
+
+
+def header_safe(value: str) -> bool:
+    """Printable ASCII without blanks: what an Authorization header can carry as is."""
+    return bool(value) and value.isascii() and value.isprintable() and " " not in value
 
 
 @cache
@@ -75,6 +82,11 @@ class ProviderHttp:
         headers: Mapping[str, str] | None = None,
         not_found: str = "provider_error",
     ) -> None:
+        if not header_safe(key):
+            raise WebConfigError(
+                f"the {provider} API key has characters an HTTP header cannot carry"
+                " (only printable ASCII without blanks; a pasted invisible character?)"
+            )
         self.provider = provider
         self.base_url = base_url
         self._key = key
@@ -87,14 +99,26 @@ class ProviderHttp:
         return f"ProviderHttp({self.provider!r}, {self.base_url!r}, key=***)"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "***")[:300]
+        """The key (also as JSON writes it) replaced in the whole text, then the cut: a
+        cut first could keep part of a key that straddles it."""
+        for form in {self._key, json.dumps(self._key)[1:-1], self._key.replace("/", "\\/")}:
+            if form:
+                text = text.replace(form, "***")
+        return text[:_LOG_CHARS]
 
     def error(self, code: str, detail: str = "", **fields: Any) -> ProviderError:
+        shown = fields.get("provider_code")
+        if isinstance(shown, str) and self._key in shown:
+            fields["provider_code"] = None  # a code field echoing the key is not shown
         error = ProviderError(code, provider=self.provider, detail=self._redact(detail), **fields)
         logger.warning("web provider %s failed: %s", self.provider, error)
         return error
 
-    async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
+    async def post_json(self, path: str, body: Mapping[str, Any], *, not_found: str = "") -> Any:
+        """The decoded 200 body. One deadline covers the whole call (connect, send, every
+        read), and the body is read as a stream under a byte cap, so a provider trickling
+        bytes or sending an endless body cannot hold the run. A 404 is `not_found`
+        (default: this provider's)."""
         headers = {
             **self._headers,
             "Authorization": f"Bearer {self._key}",
@@ -102,42 +126,66 @@ class ProviderHttp:
             "Accept": "application/json",
         }
         try:
-            async with httpx.AsyncClient(
-                timeout=self._timeout, verify=_ssl_context(), follow_redirects=False
-            ) as client:
-                response = await client.post(
-                    self.base_url + path, content=json.dumps(body), headers=headers
+            async with asyncio.timeout(self._timeout):
+                status, retry_after, raw = await self._exchange(
+                    self.base_url + path, json.dumps(body), headers
                 )
+        except TimeoutError:
+            raise self.error("timeout", f"no full answer within {self._timeout:g} s") from None
         except httpx.TimeoutException as exc:
             raise self.error("timeout", type(exc).__name__) from None
         except httpx.TransportError as exc:
             raise self.error("unreachable", type(exc).__name__) from None
-        if len(response.content) > _MAX_BODY:
-            raise self.error("malformed_response", "body too large", status=response.status_code)
+        except httpx.DecodingError:
+            raise self.error("malformed_response", "undecodable body") from None
+        if raw is None:
+            raise self.error("malformed_response", "body too large", status=status)
         try:
-            decoded: Any = response.json()
+            decoded: Any = json.loads(raw)
         except ValueError:
             decoded = None
-        if response.status_code == 200:
+        if status == 200:
             if decoded is None:
                 raise self.error("malformed_response", "not JSON", status=200)
             return decoded
         detail = self._read_error(decoded) if decoded is not None else None
-        detail = detail or response.text[:200]
-        status = response.status_code
+        # The whole text goes to `error`, which redacts the key before it cuts.
+        detail = detail or raw.decode("utf-8", "replace")
         if status == 404:
-            code = self._not_found
+            code = not_found or self._not_found
         elif status >= 500:
             code = "provider_error"
         else:
             code = _STATUS_CODES.get(status, "provider_error")
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
         raise self.error(
             code,
             f"HTTP {status}: {detail}",
             status=status,
-            retry_after_s=retry_after,
+            retry_after_s=parse_retry_after(retry_after),
         )
+
+    async def _exchange(
+        self, url: str, content: str, headers: Mapping[str, str]
+    ) -> tuple[int, str | None, bytes | None]:
+        """Status, `Retry-After` and the body, or None for a body over the cap (the read
+        stops there: the rest is never buffered)."""
+        async with (
+            httpx.AsyncClient(
+                timeout=self._timeout, verify=_ssl_context(), follow_redirects=False
+            ) as client,
+            client.stream("POST", url, content=content, headers=headers) as response,
+        ):
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > _MAX_BODY:
+                return response.status_code, None, None
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > _MAX_BODY:
+                    return response.status_code, None, None
+                chunks.append(chunk)
+            return response.status_code, response.headers.get("retry-after"), b"".join(chunks)
 
 
 def error_text(body: Any, *paths: tuple[str, ...]) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,8 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from ..tools import ToolSettings
 from ._errors import WebConfigError
+from ._http import header_safe
 
-__all__ = ["ENV_VARS", "SEARCH_PROVIDER_ORDER", "WebSettings", "resolve_web_settings"]
+__all__ = [
+    "ENV_VARS",
+    "SEARCH_PROVIDER_ORDER",
+    "WebSettings",
+    "resolve_web_settings",
+]
 
 logger = logging.getLogger("adk_yuxi.web.settings")
 
@@ -46,7 +52,7 @@ def _check_base_url(url: str) -> str:
     """Keys travel to this URL: https, or plain http only to a loopback address."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{url!r} is not an http(s) URL")
+        raise ValueError("is not an http(s) URL")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ValueError("a provider base URL carries no credentials, query or fragment")
     if parts.scheme == "http":
@@ -99,10 +105,19 @@ class WebSettings(BaseModel):
     @field_validator("tavily_api_key", "deepseek_api_key", "doubao_api_key", mode="before")
     @classmethod
     def _blank_key(cls, value: Any) -> Any:
-        if isinstance(value, str) and not value.strip():
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if not isinstance(value, str):
+            return value
+        value = value.strip()
+        if not value:
             return None
-        if isinstance(value, str):
-            return value.strip()
+        if not header_safe(value):
+            # The message never quotes the key: it ends up in logs and tool records.
+            raise ValueError(
+                "has characters an HTTP header cannot carry (only printable ASCII without"
+                " blanks; a pasted invisible character such as a zero-width space?)"
+            )
         return value
 
     @field_validator("unsafe_fetch_allow_networks")
@@ -112,6 +127,15 @@ class WebSettings(BaseModel):
             ipaddress.ip_network(network, strict=False)
         return value
 
+    @classmethod
+    def draft(cls, **values: Any) -> WebSettings:
+        """Settings from `values`, or `WebConfigError` naming each invalid one and why
+        (never its value): for an administrator trying a draft."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise WebConfigError(f"invalid web settings: {describe_invalid(exc)}") from None
+
     def key(self, provider: str) -> str | None:
         """The plain key of `provider`, for its adapter's Authorization header only."""
         secret: SecretStr | None = getattr(self, f"{provider}_api_key", None)
@@ -120,6 +144,19 @@ class WebSettings(BaseModel):
     def base_url(self, provider: str) -> str:
         url: str = getattr(self, f"{provider}_base_url")
         return url
+
+
+def describe_invalid(error: ValidationError, source: Callable[[str], str] | None = None) -> str:
+    """One line naming each invalid setting and why, never its value (the pydantic
+    messages used carry no input, and our validators never quote one)."""
+    problems: dict[str, str] = {}
+    for item in error.errors(include_input=False, include_url=False):
+        if not item["loc"]:
+            continue
+        name = str(item["loc"][0])
+        why = str(item["msg"]).removeprefix("Value error, ")
+        problems.setdefault((source or str)(name), why)
+    return "; ".join(f"{name}: {why}" for name, why in sorted(problems.items()))
 
 
 def resolve_web_settings(settings: ToolSettings) -> WebSettings:
@@ -139,14 +176,12 @@ def resolve_web_settings(settings: ToolSettings) -> WebSettings:
     try:
         resolved = WebSettings(**values)
     except ValidationError as exc:
-        fields = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
-        sources = [
-            ENV_VARS[f]
-            if f in ENV_VARS and (host is None or f not in host.model_fields_set)
-            else f"WebSettings.{f}"
-            for f in fields
-        ]
-        raise WebConfigError(f"invalid web settings: {', '.join(sources)}") from None
+
+        def source(name: str) -> str:
+            from_env = host is None or name not in host.model_fields_set
+            return ENV_VARS[name] if name in ENV_VARS and from_env else f"WebSettings.{name}"
+
+        raise WebConfigError(f"invalid web settings: {describe_invalid(exc, source)}") from None
     if resolved.unsafe_fetch_allow_networks:
         logger.warning(
             "web_fetch: the SSRF policy is widened for %s (test-only setting)",

@@ -3,8 +3,8 @@
 Every address a host name resolves to is checked, and the connection is made to an
 address that passed (never by resolving the name again), so DNS answers mixing public
 and private addresses, or changing between check and connect, cannot reach inside. IPv6
-forms that embed an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) are judged by
-the IPv4 address they carry. The check sits in the connection layer, so redirects and
+forms that embed an IPv4 address (mapped, compatible, SIIT, NAT64, 6to4, Teredo, ISATAP)
+are judged by the IPv4 address they carry. The check sits in the connection layer, so redirects and
 every other connection the client makes pass through it too.
 """
 
@@ -56,6 +56,8 @@ _V4_DENY = tuple(
 _V6_COMPAT = ipaddress.IPv6Network("::/96")
 _V6_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _V6_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+_V6_SIIT = ipaddress.IPv6Network("::ffff:0:0:0/96")  # IPv4-translated (RFC 6145)
+_ISATAP_IDS = (0x00005EFE, 0x02005EFE)  # interface id 0[2]00:5efe:a.b.c.d (RFC 5214)
 
 
 class AddressRefused(YuxiError, OSError):
@@ -80,7 +82,9 @@ def _v6_refusal(address: ipaddress.IPv6Address) -> str | None:
         return _v4_refusal(mapped)
     if address in _V6_COMPAT or address in _V6_NAT64_LOCAL:
         return f"{address} is a deprecated or local-use IPv4-embedding address"
-    if address in _V6_NAT64:
+    if address in _V6_NAT64 or address in _V6_SIIT:
+        return _v4_refusal(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    if (int(address) >> 32) & 0xFFFFFFFF in _ISATAP_IDS:
         return _v4_refusal(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
     if address.sixtofour is not None:
         return _v4_refusal(address.sixtofour)

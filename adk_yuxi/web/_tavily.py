@@ -21,6 +21,31 @@ def _read_error(body: Any) -> str | None:
     return error_text(body, ("detail", "error"), ("detail",), ("error", "message"), ("error",))
 
 
+# What Tavily's documented error messages say, for an error that arrives inside a 200.
+_MESSAGE_CODES = (
+    ("unauthorized", "auth_failed"),
+    ("invalid api key", "auth_failed"),
+    ("excessive requests", "rate_limited"),
+    ("usage limit", "quota_exhausted"),
+    ("pay-as-you-go limit", "quota_exhausted"),
+)
+
+
+def _body_error(decoded: Any) -> tuple[str, str] | None:
+    """`(code, detail)` when a 200 body is an error (`detail` / `error`, or no `results`
+    list): such a body is never an empty result."""
+    if not isinstance(decoded, dict):
+        return "malformed_response", "not an object"
+    if "detail" not in decoded and "error" not in decoded:
+        if isinstance(decoded.get("results"), list):
+            return None
+        return "malformed_response", "no results list"
+    message = _read_error(decoded) or "an error body"
+    lowered = message.lower()
+    code = next((c for words, c in _MESSAGE_CODES if words in lowered), "provider_error")
+    return code, f"HTTP 200: {message}"
+
+
 class TavilyProvider:
     name = "tavily"
 
@@ -34,6 +59,14 @@ class TavilyProvider:
             headers={"X-Client-Source": "adk-yuxi"},
         )
         self._timeout_s = timeout_s
+
+    def _checked(self, decoded: Any) -> dict[str, Any]:
+        problem = _body_error(decoded)
+        if problem is not None:
+            code, detail = problem
+            raise self.http.error(code, detail, status=200)
+        result: dict[str, Any] = decoded
+        return result
 
     async def search(self, query: SearchQuery) -> SearchResults:
         body: dict[str, Any] = {
@@ -51,12 +84,8 @@ class TavilyProvider:
         if query.exclude_domains:
             body["exclude_domains"] = list(query.exclude_domains[:MAX_EXCLUDE])
         started = time.perf_counter()
-        decoded = await self.http.post_json("/search", body)
-        if not isinstance(decoded, dict):
-            raise self.http.error("malformed_response", "not an object", status=200)
-        rows = as_list(decoded.get("results", []))
-        if rows is None:
-            raise self.http.error("malformed_response", "results is not a list", status=200)
+        decoded = self._checked(await self.http.post_json("/search", body))
+        rows = as_list(decoded["results"]) or []
         hits = tuple(
             SearchHit(
                 title=as_text(row.get("title")),
@@ -83,13 +112,11 @@ class TavilyProvider:
             "extract_depth": "basic",
             "timeout": max(1.0, min(self._timeout_s, 60.0)),
         }
-        decoded = await self.http.post_json("/extract", body)
-        if not isinstance(decoded, dict):
-            raise self.http.error("malformed_response", "not an object", status=200)
-        rows = as_list(decoded.get("results", []))
+        decoded = self._checked(await self.http.post_json("/extract", body))
+        rows = as_list(decoded["results"]) or []
         failed = as_list(decoded.get("failed_results", []))
-        if rows is None or failed is None:
-            raise self.http.error("malformed_response", "results is not a list", status=200)
+        if failed is None:
+            raise self.http.error("malformed_response", "failed_results is not a list", status=200)
         for row in rows:
             content = row.get("raw_content")
             if isinstance(content, str):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import mimetypes
 import os
-import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from ...errors import ToolErrorCode, tool_error
 from ...ledger import UnsafeUserId, ledger_plugin_of
 from .._metadata import VIRTUAL_ROOT
 from .._registry import tool
+from .._safe_file import Check, SafeFileError, read_regular_file
 
 __all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VIRTUAL_ROOT", "present_artifacts"]
 
@@ -86,48 +86,20 @@ def _segments(path: str) -> list[str]:
     return parts
 
 
-def _check_opened(fd: int, root: Path) -> None:
-    """Proves from the open descriptor that the file is inside the workspace and not
-    internal: a directory swapped for a symlink between the check and the open is
-    caught here (where /proc shows descriptors; elsewhere the resolved path stands)."""
-    link = f"/proc/self/fd/{fd}"
-    if not os.path.exists(link):
-        return
-    real = Path(os.readlink(link))
-    if not real.is_relative_to(root) or any(
-        p.startswith(".") for p in real.relative_to(root).parts
-    ):
-        raise _Refused("is not a file in the workspace")
+def _check_opened(root: Path) -> Check:
+    """Proves from the open descriptor that the file has one link and is not internal:
+    a directory swapped for a symlink between the check and the open is caught here
+    (where /proc shows descriptors; elsewhere the resolved path stands)."""
 
-
-def _read_file(resolved: Path, root: Path) -> bytes:
-    """The content of a regular workspace file, every property proved on the opened
-    descriptor: in the workspace, regular, one link, within the size limit."""
-    # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the file
-    # cannot be swapped for a symlink between the check above and the open.
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(resolved, flags)
-    except OSError:
-        raise _Refused("is not a file in the workspace") from None
-    try:
-        _check_opened(fd, root)
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _Refused("is not a regular file")
+    def check(info: os.stat_result, real: Path | None) -> None:
         if info.st_nlink > 1:
             # A hard link has no "real" path to check: another name of the same file
             # may lie outside the workspace (a secret linked in by another process).
             raise _Refused("has more than one hard link, so it may be a file outside the workspace")
-        if info.st_size > MAX_FILE_BYTES:
-            raise _Refused(f"is larger than {MAX_FILE_BYTES} bytes")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise _Refused(f"is larger than {MAX_FILE_BYTES} bytes")
-    return data
+        if real is not None and any(p.startswith(".") for p in real.relative_to(root).parts):
+            raise _Refused("is not a file in the workspace")
+
+    return check
 
 
 def _read(root: Path, path: str) -> _File:
@@ -140,7 +112,14 @@ def _read(root: Path, path: str) -> _File:
         raise _Refused("is not a file in the workspace")
     if any(p.startswith(".") for p in resolved.relative_to(root).parts):
         raise _Refused("names an internal file")
-    data = _read_file(resolved, root)
+    try:
+        data = read_regular_file(
+            resolved, root=root, max_bytes=MAX_FILE_BYTES, check=_check_opened(root)
+        )
+    except SafeFileError as refused:
+        raise _Refused(str(refused)) from None
+    except OSError:
+        raise _Refused("is not a file in the workspace") from None
     name = "/".join(parts)
     mime_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return _File(path=path, name=name, data=data, mime_type=mime_type)

@@ -10,8 +10,6 @@ size cap. Offered only where the OCR engine and its shipped models are installed
 from __future__ import annotations
 
 import asyncio
-import os
-import stat
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
@@ -34,6 +32,7 @@ from ...runtime import ResourceDenied, ResourceType, check_resource, current_age
 from .._availability import ToolSettings, ToolUnavailable
 from .._metadata import ToolExtraMetadata, workspace_relative
 from .._registry import register_tool
+from .._safe_file import FileTooLarge, NotARegularFile, OutsideRoot, read_regular_file
 from .._strict import StrictFunctionTool
 
 __all__ = ["MAX_CHARS", "bind_ocr_parse_file", "ocr_parse_file"]
@@ -59,30 +58,15 @@ def _workspace(tool_context: ToolContext) -> Path | None:
 
 
 def _read_inside(workspace: Path, relative: str, max_bytes: int) -> bytes:
-    """Opens without following a final symlink and proves, from the open descriptor,
-    that the file is a regular file inside the workspace (a path swapped between the
-    guard's check and this open is caught here)."""
+    """The guard checked the path; the shared reader proves it again on the open
+    descriptor (a regular file, still inside the workspace) and never blocks on a FIFO."""
     target = (workspace / PurePosixPath(relative.replace("\\", "/"))).resolve(strict=True)
     if not target.is_relative_to(workspace):
-        raise PermissionError("outside the workspace")
-    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        raise OutsideRoot()
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise IsADirectoryError(relative)
-        if os.path.exists(f"/proc/self/fd/{fd}"):
-            real = Path(os.readlink(f"/proc/self/fd/{fd}"))
-            if not real.is_relative_to(workspace):
-                raise PermissionError("outside the workspace")
-        if info.st_size > max_bytes:
-            raise DocumentTooLargeError(relative, info.st_size, max_bytes)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise DocumentTooLargeError(relative, len(data), max_bytes)
-    return data
+        return read_regular_file(target, root=workspace, max_bytes=max_bytes)
+    except FileTooLarge as exc:
+        raise DocumentTooLargeError(relative, exc.size, max_bytes) from None
 
 
 async def ocr_parse_file(
@@ -106,9 +90,9 @@ async def ocr_parse_file(
         document = await aconvert_document(data, name=PurePosixPath(relative).name)
     except FileNotFoundError:
         return _error("file_not_found", "No file exists at this path in the workspace.")
-    except (IsADirectoryError, NotADirectoryError):
+    except (NotARegularFile, IsADirectoryError, NotADirectoryError):
         return _error("not_a_file", "This path is not a regular file.")
-    except PermissionError:
+    except (OutsideRoot, PermissionError):
         raise ResourceDenied("path", ResourceType.PATH, "escaped at open") from None
     except OSError as exc:
         return _error("unreadable", f"The file could not be read ({type(exc).__name__}).")
