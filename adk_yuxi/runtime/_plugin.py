@@ -135,6 +135,9 @@ class AuthorizationPlugin(TreeChecks):
         """
         if run.runtime is None or run.refused is not None or run.stop is not None:
             return None
+        if (above := run.stopped_above()) is not None:
+            self._stop(run, above, "a run above this nested run was stopped", tool)
+            return None
         if step is not None and step == run.checked_step:
             return run.live
         run.checked_step = step
@@ -165,11 +168,7 @@ class AuthorizationPlugin(TreeChecks):
         call = pending_agent_tool_call()
         agent = getattr(invocation_context.agent, "name", None)
         if call is not None and call.matches(user_id, agent):
-            nested = self.bindings.adopt(invocation_context, call.parent, call.callers)
-            if nested is not None:
-                call.used = True
-                nested.link = call
-                return nested
+            return self.bind_nested(invocation_context, call)
         run = Run(user_id=user_id, invocation_id=invocation_context.invocation_id)
         refused: tuple[type[RunStopped], str] | None = None
         principal: Principal | None = None
@@ -262,7 +261,15 @@ class AuthorizationPlugin(TreeChecks):
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
         run = self.bindings.get(callback_context.invocation_id)
-        if run is None or not run.final_call or llm_response.partial:
+        if run is None or llm_response.partial:
+            return None
+        if run.stop is run.refused is None and (above := run.stopped_above()) is not None:
+            # Stopped above while this model call was in flight: its answer is not the
+            # nested run's result, and no call it asks for runs.
+            detail = "a run above this nested run was stopped"
+            self._stop(run, above, detail, agent=callback_context.agent_name)
+            return stop_response(above)
+        if not run.final_call:
             return None
         content = llm_response.content
         parts = list(content.parts or []) if content is not None else []
