@@ -48,8 +48,13 @@ class Run:
     """Why the run may not start at all (set at binding; nothing runs)."""
     stop: type[RunStopped] | None = None
     """Why the run must end: the next model call ends it with this error event."""
+    stop_text: str | None = None
+    """The public text of `stop` where it says more than the stop's own (the schema an
+    answer did not match)."""
     final_call: bool = False
     """The model call in flight is the last one (`early_stopping="generate"`)."""
+    final_tools: frozenset[str] = frozenset()
+    """The tools the last model call keeps (the structured answer's `set_model_response`)."""
     checked_step: int | None = None
     """The model step whose rights were read last (see `current_runtime`)."""
     parent: Run | None = None
