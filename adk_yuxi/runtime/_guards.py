@@ -31,8 +31,9 @@ __all__ = ["RunFailureLedger", "guard_plugins"]
 
 class RunFailureLedger:
     """Charges a repair to `RunBudget.failures`, the budget tool failures spend too; past
-    it the run gets `ToolFailureLimitReached` as its stop, which the authorization plugin
-    turns into the final `TOOL_FAILURES` event at the next model call."""
+    it the run gets its stop (`ToolFailureLimitReached`, or `StructuredAnswerInvalid` for
+    the final answer), which the authorization plugin turns into the final error event at
+    the next model call."""
 
     def __init__(self, plugin: AuthorizationPlugin, schema: str | None = None) -> None:
         self.plugin = plugin
