@@ -103,12 +103,17 @@ _ADVICE: dict[ToolErrorCode, str] = {
 }
 
 
-def tool_error(code: ToolErrorCode | str, tool: str, **fields: Any) -> dict[str, Any]:
+def tool_error(
+    code: ToolErrorCode | str, tool: str, *, message: str | None = None, **fields: Any
+) -> dict[str, Any]:
     """The tool result a refused or failed call gives the model: the code, the tool and
     advice, plus `fields` the model may see (an argument name, validation problems).
-    Never a reason, a stack or a path: those go to the operator log."""
+    `message` replaces the code's advice where that would be untrue of this call (the
+    run is ending, but the tool did run). Never a reason, a stack or a path: those go to
+    the operator log."""
     code = ToolErrorCode(code)
-    return {"error": {"code": code.value, "tool": tool, "message": _ADVICE[code], **fields}}
+    advice = _ADVICE[code] if message is None else message
+    return {"error": {"code": code.value, "tool": tool, "message": advice, **fields}}
 
 
 class RunStopped(YuxiError):

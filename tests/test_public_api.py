@@ -87,6 +87,8 @@ PUBLIC: dict[str, set[str]] = {
         "RepairBudget",
         "RepairBudgetExhausted",
         "STRUCTURED_PLUGIN_NAME",
+        "DRAFT_METADATA_KEY",
+        "StructuredAnswerInvalid",
         "StructuredOutputPlugin",
         "ToolDocument",
         "ToolRetrievalPlugin",

@@ -18,9 +18,15 @@ from ._repair import REPAIR_PLUGIN_NAME, CallRepairPlugin
 from ._retrieval import BM25ToolRetriever, ToolRetriever
 from ._retrieval_plugin import RETRIEVAL_PLUGIN_NAME, ToolRetrievalPlugin, latest_user_text
 from ._schema_brief import schema_brief
-from ._structured import STRUCTURED_PLUGIN_NAME, StructuredOutputPlugin
+from ._structured import (
+    DRAFT_METADATA_KEY,
+    STRUCTURED_PLUGIN_NAME,
+    StructuredAnswerInvalid,
+    StructuredOutputPlugin,
+)
 
 __all__ = [
+    "DRAFT_METADATA_KEY",
     "REPAIR_BUDGET_EXHAUSTED",
     "REPAIR_PLUGIN_NAME",
     "RETRIEVAL_PLUGIN_NAME",
@@ -34,6 +40,7 @@ __all__ = [
     "RepairBudget",
     "RepairBudgetExhausted",
     "RepairLedger",
+    "StructuredAnswerInvalid",
     "StructuredOutputPlugin",
     "ToolDocument",
     "ToolRetrievalPlugin",

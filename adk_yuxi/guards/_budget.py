@@ -57,10 +57,16 @@ class Charge:
     limit: int
     within: bool
     """False once the run is past its budget: it ends at the next model call."""
+    last: bool = False
+    """The failure came at the run's last model call: no call is left to repair it, so
+    the run ends whatever the budget."""
 
 
 class RepairLedger(Protocol):
-    def charge(self, ctx: ReadonlyContext, why: str) -> Charge: ...
+    def charge(self, ctx: ReadonlyContext, why: str, *, final_answer: bool = False) -> Charge:
+        """Charges one failure; `final_answer` says it is the structured final answer's
+        (its run may end with its own code, `StructuredAnswerInvalid`)."""
+        ...
 
     def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
         """The response that ends a run past its budget, when this ledger ends runs
@@ -79,7 +85,7 @@ class RepairBudget:
         self.limit = limit
         self._spent: dict[str, int] = {}
 
-    def charge(self, ctx: ReadonlyContext, why: str) -> Charge:
+    def charge(self, ctx: ReadonlyContext, why: str, *, final_answer: bool = False) -> Charge:
         count = self._spent.get(ctx.invocation_id, 0) + 1
         remember(self._spent, ctx.invocation_id, count)
         return Charge(attempt=count, limit=self.limit, within=count <= self.limit)

@@ -78,14 +78,17 @@ class CallRepairPlugin(HookedReflectAndRetryPlugin):
     def _answer(
         self, code: str, tool: BaseTool, ctx: ToolContext, fields: dict[str, Any]
     ) -> dict[str, Any]:
-        charge = self.ledger.charge(ctx, f"{code} on {tool.name!r}")
+        final_answer = tool.name == SetModelResponseTool.NAME
+        charge = self.ledger.charge(ctx, f"{code} on {tool.name!r}", final_answer=final_answer)
         if code == "tool_not_available":
             request = self._declared.get(ctx.invocation_id)
             fields["available"] = [] if request is None else declared_tool_names(request)
         else:
             fields["expected"] = schema_brief(parameters_schema(tool))
         answer = tool_error(_CODES[code], tool.name, **fields)
-        if not charge.within:
+        if charge.last:
+            answer["error"]["message"] += " That was the last model call of this run; it ends."
+        elif not charge.within:
             answer["error"]["message"] += " The repair budget of this run is used up; it ends."
         answer["response_type"] = RESPONSE_TYPE
         answer["repair"] = {"attempt": charge.attempt, "budget": charge.limit}

@@ -8,6 +8,11 @@ answer through `set_model_response` on the model's behalf (parsed as JSON; text 
 not JSON is sent as malformed arguments), so one validation path checks every final
 answer and an invalid one goes back to the model through the repair guard, within the
 shared budget, until the run ends with a clear error event.
+
+While streaming, the text the model writes at a step that answers through
+`set_model_response` is a draft, not the answer: its partial events carry
+`custom_metadata[DRAFT_METADATA_KEY] = True`, so a client can tell a draft (perhaps
+rejected and repaired) from the answer, the final event built from `set_model_response`.
 """
 
 from __future__ import annotations
@@ -24,12 +29,34 @@ from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.genai import types
 from typing_extensions import override
 
+from ..errors import RunStopped
 from ..models import MALFORMED_ARGUMENTS_KEY
 from ._budget import remember
 
-__all__ = ["STRUCTURED_PLUGIN_NAME", "StructuredOutputPlugin"]
+__all__ = [
+    "DRAFT_METADATA_KEY",
+    "STRUCTURED_PLUGIN_NAME",
+    "StructuredAnswerInvalid",
+    "StructuredOutputPlugin",
+]
 
 STRUCTURED_PLUGIN_NAME = "yuxi_structured_output"
+DRAFT_METADATA_KEY = "yuxi_draft"
+"""In an event's `custom_metadata`: this streamed text is a draft of a structured answer,
+not the answer."""
+
+
+class StructuredAnswerInvalid(RunStopped):
+    """The final answer never matched the output schema: it was sent back for repair
+    until the run's failure budget was spent, or it failed at the run's last model call
+    (no call was left to repair it). The event's text names the schema."""
+
+    CODE = "INVALID_STRUCTURED_ANSWER"
+    PUBLIC_TEXT = "the final answer did not match the required output schema"
+
+    @classmethod
+    def public_text(cls, schema: str) -> str:
+        return f"{cls.PUBLIC_TEXT} {schema!r}"
 
 
 def _response_parameters(request: LlmRequest) -> list[str] | None:
@@ -102,9 +129,14 @@ class StructuredOutputPlugin(BasePlugin):
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
         parameters = self._parameters.get(callback_context.invocation_id)
-        if parameters is None or llm_response.partial or llm_response.error_code:
+        if parameters is None or llm_response.error_code:
             return None
         parts = llm_response.content.parts if llm_response.content else None
+        if llm_response.partial:
+            if not any(p.text for p in parts or []):
+                return None
+            metadata = {**(llm_response.custom_metadata or {}), DRAFT_METADATA_KEY: True}
+            return llm_response.model_copy(update={"custom_metadata": metadata})
         if not parts or any(p.function_call for p in parts):
             return None
         text = "".join(p.text for p in parts if p.text and not p.thought)

@@ -52,12 +52,29 @@ def _error_text(response: dict[str, Any] | None) -> str | None:
 
 
 def _best_line(content: str, question: str) -> str:
-    """The line of a passage that shares the most terms with the question."""
+    """The line of a passage that answers the question: the body line sharing the most
+    terms with it, the terms its heading shares counting for it too (a heading names the
+    topic; the sentence under it answers). A heading is quoted only when the passage has
+    no other line."""
     wanted = set(query_terms(question))
+
+    def shared(line: str) -> int:
+        return len(wanted & set(query_terms(line)))
+
     lines = [line.strip() for line in content.split("\n") if line.strip()]
     if not lines:
         return content.strip()
-    return max(lines, key=lambda line: len(wanted & set(query_terms(line))))
+    body: list[tuple[int, int, str]] = []
+    heading = 0
+    for line in lines:
+        if line.startswith("#"):
+            heading = shared(line)
+        else:
+            own = shared(line)
+            body.append((own + heading, own, line))
+    if not body:
+        return max(lines, key=shared)
+    return max(body, key=lambda scored: scored[:2])[2]
 
 
 def knowledge_followup(

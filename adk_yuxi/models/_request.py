@@ -17,6 +17,8 @@ __all__ = [
     "system_instruction_text",
 ]
 
+# ADK's preload_memory context, inserted after the function responses being answered.
+_INSERTED_CONTEXT = ("The following content is from your previous conversations with the user.",)
 _SKILL_NAME = re.compile(r"<skill>\s*<name>\s*(?P<name>[^<]+?)\s*</name>", re.S)
 # Written by the runtime's gated toolset: '- skill "note-keeping" opens: save_note, ...'.
 _SKILL_OPENS = re.compile(r'^- skill "(?P<skill>[^"]+)" opens: (?P<tools>.+)$', re.M)
@@ -37,15 +39,29 @@ def last_content(request: LlmRequest) -> types.Content | None:
 
 
 def pending_function_responses(request: LlmRequest) -> list[types.FunctionResponse]:
-    """The function responses since the model last spoke. ADK may insert context (such
-    as `preload_memory`'s past conversations) after them, so the last content alone
-    does not tell whether the model is continuing a tool call."""
+    """The function responses the model is to answer now: those since it last spoke,
+    unless the conversation moved on after them (a new user message, or another agent's
+    turn quoted as context after a handoff), which is then answered for itself. ADK
+    inserts request-scoped context after them when the model continues a tool call
+    (`preload_memory`'s past conversations): that is not moving on."""
     responses: list[types.FunctionResponse] = []
+    moved_on = False
     for content in reversed(request.contents):
         if content.role == "model":
             break
-        responses[:0] = [p.function_response for p in content.parts or [] if p.function_response]
+        found = [p.function_response for p in content.parts or [] if p.function_response]
+        if found and moved_on:
+            return []
+        responses[:0] = found
+        if not responses and _spoken(content):
+            moved_on = True
     return responses
+
+
+def _spoken(content: types.Content) -> bool:
+    """Whether `content` was said in the conversation (not inserted context)."""
+    texts = [p.text.strip() for p in content.parts or [] if p.text and p.text.strip()]
+    return any(not t.startswith(_INSERTED_CONTEXT) for t in texts)
 
 
 def system_instruction_text(request: LlmRequest) -> str:

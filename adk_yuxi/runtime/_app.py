@@ -250,7 +250,7 @@ def build_app(
         plugin,
         registry=registry,
         retriever=tool_retriever,
-        structured=output_schema is not None,
+        output_schema=output_schema,
     )
     ledger: list[BasePlugin] = []
     if records is not None:

@@ -20,7 +20,7 @@ from google.adk.agents.readonly_context import ReadonlyContext
 
 from adk_yuxi.errors import RunStopped
 
-from ..access import Principal
+from ..access import AccessDenied, Principal
 from ._budget import RunBudget
 from ._cache import RuntimeCache
 from ._tree_runtime import TreeRuntime
@@ -48,8 +48,13 @@ class Run:
     """Why the run may not start at all (set at binding; nothing runs)."""
     stop: type[RunStopped] | None = None
     """Why the run must end: the next model call ends it with this error event."""
+    stop_text: str | None = None
+    """The public text of `stop` where it says more than the stop's own (the schema an
+    answer did not match)."""
     final_call: bool = False
     """The model call in flight is the last one (`early_stopping="generate"`)."""
+    final_tools: frozenset[str] = frozenset()
+    """The tools the last model call keeps (the structured answer's `set_model_response`)."""
     checked_step: int | None = None
     """The model step whose rights were read last (see `current_runtime`)."""
     parent: Run | None = None
@@ -57,7 +62,28 @@ class Run:
     callers: tuple[str, ...] = ()
     """For a nested run: the agents whose tool call it is (their rights are checked too)."""
     link: Any = None
-    """For a nested run: how it reports a stop to its caller (`_tree_plugin.AgentToolCall`)."""
+    """For a nested run: how it reports a stop to its caller (`_tree_calls.AgentToolCall`)."""
+
+    def stopped_above(self) -> type[RunStopped] | None:
+        """The stop of the nearest run above this nested run that was stopped, if any: a
+        stopped turn stops every run below it."""
+        above = self.parent
+        while above is not None:
+            if above.stop is not None:
+                return above.stop
+            above = above.parent
+        return None
+
+
+def _refusal_below(parent: Run | None) -> type[RunStopped] | None:
+    """Why a nested run may not start under `parent` (None: it may). A caller no longer
+    bound has ended; a refused or stopped one, or one below a stopped run, is ending."""
+    if parent is None:
+        return AccessDenied
+    stopped = parent.refused or parent.stop or parent.stopped_above()
+    if stopped is None and parent.runtime is None:
+        return AccessDenied
+    return stopped
 
 
 class RunBindings:
@@ -85,23 +111,22 @@ class RunBindings:
 
     def adopt(
         self, invocation_context: Any, parent_invocation_id: str, callers: tuple[str, ...]
-    ) -> Run | None:
+    ) -> Run:
         """Binds a nested invocation (an agent called as a tool) to a run of its own that
-        shares its caller's runtimes, rights and budget; None when the caller is no longer
-        bound. The caller outlives it, so it holds no cache entry of its own."""
+        shares its caller's runtimes, rights and budget. The caller outlives it, so it
+        holds no cache entry of its own. When the caller is no longer bound, or a run above
+        it was stopped, the nested run is bound refused: it never runs as a new root."""
         parent = self._runs.get(parent_invocation_id)
-        if parent is None or parent.runtime is None or parent.stop is not None:
-            return None
         run = Run(
-            user_id=parent.user_id,
+            user_id=invocation_context.user_id,
             invocation_id=invocation_context.invocation_id,
-            runtime=parent.runtime,
-            principal=parent.principal,
-            live=parent.live,
-            budget=parent.budget,
             parent=parent,
             callers=callers,
         )
+        run.refused = _refusal_below(parent)
+        if parent is not None and run.refused is None:
+            run.runtime, run.principal = parent.runtime, parent.principal
+            run.live, run.budget = parent.live, parent.budget
         self.bind(run, invocation_context)
         return run
 

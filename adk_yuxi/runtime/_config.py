@@ -17,8 +17,9 @@ class Limits(BaseModel):
     """What one run (one user message and everything it sets off) may spend.
 
     `max_llm_calls` counts the model calls of every agent in the run. When the last one
-    is reached, `early_stopping="generate"` makes that call with no tools declared and
-    asks for the best final answer (the run ends normally); `"force"` ends the run with
+    is reached, `early_stopping="generate"` makes that call with no tools declared (but
+    `set_model_response`, for an output schema) and asks for the best final answer (the
+    run ends normally); `"force"` ends the run with
     a `MAX_LLM_CALLS` error event instead of making it. A tool call past
     `max_tool_calls_per_turn` does not run and ends the run (`MAX_TOOL_CALLS`). A tool
     that raises is reported to the model as `tool_failed`; past `max_tool_failures`

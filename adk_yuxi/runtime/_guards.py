@@ -8,11 +8,13 @@ from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.set_model_response_tool import SetModelResponseTool
+from pydantic import BaseModel
 
 from ..guards import (
     BM25ToolRetriever,
     CallRepairPlugin,
     Charge,
+    StructuredAnswerInvalid,
     StructuredOutputPlugin,
     ToolRetrievalPlugin,
     ToolRetriever,
@@ -29,28 +31,42 @@ __all__ = ["RunFailureLedger", "guard_plugins"]
 
 class RunFailureLedger:
     """Charges a repair to `RunBudget.failures`, the budget tool failures spend too; past
-    it the run gets `ToolFailureLimitReached` as its stop, which the authorization plugin
-    turns into the final `TOOL_FAILURES` event at the next model call."""
+    it the run gets its stop (`ToolFailureLimitReached`, or `StructuredAnswerInvalid` for
+    the final answer), which the authorization plugin turns into the final error event at
+    the next model call."""
 
-    def __init__(self, plugin: AuthorizationPlugin) -> None:
+    def __init__(self, plugin: AuthorizationPlugin, schema: str | None = None) -> None:
         self.plugin = plugin
+        self.schema = schema
+        """The name of the output schema of the root agent, if it has one."""
 
-    def charge(self, ctx: ReadonlyContext, why: str) -> Charge:
+    def charge(self, ctx: ReadonlyContext, why: str, *, final_answer: bool = False) -> Charge:
+        """Past the budget the run stops with `TOOL_FAILURES`; when the failure is the
+        structured final answer's, with `INVALID_STRUCTURED_ANSWER` naming the schema,
+        and at once if it came at the run's last model call (nothing is left to repair
+        it with)."""
         run = self.plugin.run_of(ctx)
         if run is None or run.budget is None:  # not a bound run: nothing to charge
             return Charge(attempt=0, limit=0, within=True)
         failures = run.budget.failures
         within = failures.charge(why.split(" ", 1)[0])
-        if not within and run.stop is None:
-            run.stop = ToolFailureLimitReached
+        answer = final_answer and self.schema is not None
+        last = answer and run.final_call
+        if (last or not within) and run.stop is None:
+            stop = StructuredAnswerInvalid if answer else ToolFailureLimitReached
+            run.stop = stop
+            if answer:
+                run.stop_text = StructuredAnswerInvalid.public_text(str(self.schema))
             self.plugin.reporter.record(
-                ToolFailureLimitReached.CODE.lower(),
+                stop.CODE.lower(),
                 user_id=run.user_id,
                 invocation_id=run.invocation_id,
                 tool=None,
                 detail=f"{failures.total} failures, the last: {why}",
             )
-        return Charge(attempt=failures.total, limit=failures.limit, within=within)
+        return Charge(
+            attempt=failures.total, limit=failures.limit, within=within and not last, last=last
+        )
 
     def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
         return None  # the authorization plugin ends the run
@@ -65,10 +81,10 @@ def guard_plugins(
     *,
     registry: ToolRegistry | None,
     retriever: ToolRetriever | None = None,
-    structured: bool = False,
+    output_schema: type[BaseModel] | None = None,
 ) -> list[BasePlugin]:
     """Retrieval (when configured), then call repair (always), then structured output
-    (when the agent has an output schema)."""
+    (when the root agent has an output schema)."""
     plugins: list[BasePlugin] = []
     retrieval = config.tool_retrieval
     if retrieval is not None:
@@ -84,7 +100,8 @@ def guard_plugins(
                 always=always,
             )
         )
-    plugins.append(CallRepairPlugin(RunFailureLedger(plugin)))
-    if structured:
+    schema = None if output_schema is None else output_schema.__name__
+    plugins.append(CallRepairPlugin(RunFailureLedger(plugin, schema)))
+    if output_schema is not None:
         plugins.append(StructuredOutputPlugin())
     return plugins

@@ -41,6 +41,7 @@ from ._errors import (
     ToolCallLimitReached,
     ToolFailureLimitReached,
 )
+from ._final_call import FINAL_ANSWER_INSTRUCTION, final_parts, withdraw_tools
 from ._handoff import restrict_transfers
 from ._principals import PrincipalSource
 from ._refusals import RefusalHook, Reporter, stop_response
@@ -59,10 +60,9 @@ __all__ = ["FINAL_ANSWER_INSTRUCTION", "PLUGIN_NAME", "AuthorizationPlugin"]
 
 PLUGIN_NAME = "yuxi_authorization"
 
-FINAL_ANSWER_INSTRUCTION = (
-    "\nThis is the last model call of this request: no tools are available any more."
-    " Give your best final answer now from what was gathered so far, and say what is"
-    " still missing."
+FAILED_PAST_BUDGET = (
+    "The tool ran and failed, so there is no result. Too many tool calls have failed in"
+    " this run, so it is ending."
 )
 
 logger = logging.getLogger("adk_yuxi.runtime.authorization")
@@ -143,6 +143,9 @@ class AuthorizationPlugin(TreeChecks):
         """
         if run.runtime is None or run.refused is not None or run.stop is not None:
             return None
+        if (above := run.stopped_above()) is not None:
+            self._stop(run, above, "a run above this nested run was stopped", tool)
+            return None
         if step is not None and step == run.checked_step:
             return run.live
         run.checked_step = step
@@ -190,11 +193,7 @@ class AuthorizationPlugin(TreeChecks):
         call = pending_agent_tool_call()
         agent = getattr(invocation_context.agent, "name", None)
         if call is not None and call.matches(user_id, agent):
-            nested = self.bindings.adopt(invocation_context, call.parent, call.callers)
-            if nested is not None:
-                call.used = True
-                nested.link = call
-                return nested
+            return self.bind_nested(invocation_context, call)
         run = Run(user_id=user_id, invocation_id=invocation_context.invocation_id)
         refused: tuple[type[RunStopped], str] | None = None
         principal: Principal | None = None
@@ -255,7 +254,7 @@ class AuthorizationPlugin(TreeChecks):
             return stop_response(run.refused)
         call = await self.agent_call(run, callback_context, step=model_step(callback_context))
         if call is None or run.budget is None:
-            return stop_response(run.stop or AccessDenied)
+            return stop_response(run.stop or AccessDenied, run.stop_text)
         limits = call.tree.context.config.limits  # the root's: one budget per user turn
         count = run.budget.llm_calls.charge()
         generate = limits.early_stopping == "generate"
@@ -268,8 +267,7 @@ class AuthorizationPlugin(TreeChecks):
             return stop_response(LlmCallLimitReached)
         if count == limits.max_llm_calls and generate:
             run.final_call = True
-            _withdraw_tools(llm_request)
-            llm_request.append_instructions([FINAL_ANSWER_INSTRUCTION])
+            run.final_tools = withdraw_tools(llm_request)
             return None
         agent = self.agents.get(callback_context.agent_name)
         if agent is not None:
@@ -282,18 +280,29 @@ class AuthorizationPlugin(TreeChecks):
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
         run = self.bindings.get(callback_context.invocation_id)
-        if run is None or not run.final_call or llm_response.partial:
+        if run is None or llm_response.partial:
+            return None
+        if run.stop is run.refused is None and (above := run.stopped_above()) is not None:
+            # Stopped above while this model call was in flight: its answer is not the
+            # nested run's result, and no call it asks for runs.
+            detail = "a run above this nested run was stopped"
+            self._stop(run, above, detail, agent=callback_context.agent_name)
+            return stop_response(above)
+        if not run.final_call:
             return None
         content = llm_response.content
         parts = list(content.parts or []) if content is not None else []
-        kept = [p for p in parts if p.function_call is None]
+        kept = final_parts(parts, run.final_tools)
         if len(kept) == len(parts):
             return None
         # The last call was made without tools; a call the model made anyway cannot run.
-        if not any(p.text for p in kept):
+        if not any(p.text or p.function_call for p in kept):
             self._stop(run, LlmCallLimitReached, "the final model call asked for tools")
             return stop_response(LlmCallLimitReached)
-        return llm_response.model_copy(update={"content": types.Content(role="model", parts=kept)})
+        # Changed in place, not returned: a returned response would skip the plugins
+        # after this one, and the structured-output guard must still see the answer.
+        llm_response.content = types.Content(role="model", parts=kept)
+        return None
 
     @override
     async def before_tool_callback(
@@ -303,7 +312,7 @@ class AuthorizationPlugin(TreeChecks):
         run = self.bindings.get(tool_context.invocation_id)
         if run is None:
             return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, name)
-        if run.final_call:
+        if run.final_call and name not in run.final_tools:
             return tool_error(ToolErrorCode.RUN_ENDING, name)
         call = await self.agent_call(run, tool_context, name)
         if call is None or run.budget is None:
@@ -358,7 +367,7 @@ class AuthorizationPlugin(TreeChecks):
             self._refuse(run, ToolErrorCode.TOOL_FAILED, name, repr(error))
             return tool_error(ToolErrorCode.TOOL_FAILED, name)
         self._stop(run, ToolFailureLimitReached, f"{run.budget.failures.total} failures", name)
-        return tool_error(ToolErrorCode.RUN_ENDING, name)
+        return tool_error(ToolErrorCode.RUN_ENDING, name, message=FAILED_PAST_BUDGET)
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
@@ -375,11 +384,3 @@ class AuthorizationPlugin(TreeChecks):
 
     def run_of(self, ctx: ReadonlyContext) -> Run | None:
         return self.bindings.get(ctx.invocation_id)
-
-
-def _withdraw_tools(llm_request: LlmRequest) -> None:
-    """No tool is declared to (or callable from) this model call."""
-    if llm_request.config is not None:
-        llm_request.config.tools = None
-        llm_request.config.tool_config = None
-    llm_request.tools_dict.clear()

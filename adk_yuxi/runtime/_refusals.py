@@ -42,16 +42,17 @@ class Refusal:
 RefusalHook = Callable[[Refusal], None]
 
 
-def stop_response(stop: type[RunStopped]) -> LlmResponse:
-    """An error response in place of the model's, with the stop's public text only. It
-    ends the run through ADK's own path: it carries no function call, so the flow
-    treats it as the final event."""
+def stop_response(stop: type[RunStopped], text: str | None = None) -> LlmResponse:
+    """An error response in place of the model's, with the stop's public text only (or
+    `text`, a public text of that stop that says more). It ends the run through ADK's own
+    path: it carries no function call, so the flow treats it as the final event."""
+    text = text or stop.PUBLIC_TEXT
     return LlmResponse(
         content=types.Content(
-            role="model", parts=[types.Part(text=f"This run was stopped: {stop.PUBLIC_TEXT}.")]
+            role="model", parts=[types.Part(text=f"This run was stopped: {text}.")]
         ),
         error_code=stop.CODE,
-        error_message=stop.PUBLIC_TEXT,
+        error_message=text,
         turn_complete=True,
     )
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from google.adk.agents import LlmAgent
+from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.agent_tool import AgentTool
@@ -21,9 +22,10 @@ from typing_extensions import override
 from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
 from ..access import AgentExecutionRevoked
-from ._binding import Run
+from ._binding import Run, RunBindings
 from ._errors import ToolCallLimitReached
 from ._handoff import TRANSFER_TOOL
+from ._refusals import Reporter
 from ._tree_calls import (
     AgentCall,
     AgentToolCall,
@@ -59,6 +61,8 @@ class TreeChecks(BasePlugin):
     """The ADK agents of the tree by name (set by `build_app`), for handoffs."""
     agent_tools: Mapping[str, AgentTool]
     """The tree's own `AgentTool` instances by agent name (set by `build_app`)."""
+    bindings: RunBindings
+    reporter: Reporter
 
     async def current_runtime(
         self, run: Run, tool: str | None = None, *, step: int | None = None
@@ -97,6 +101,25 @@ class TreeChecks(BasePlugin):
             self._stop(run, AgentExecutionRevoked, detail, tool, agent)
             return None
         return AgentCall(tree, bound, live, agent)
+
+    def bind_nested(self, invocation_context: InvocationContext, call: AgentToolCall) -> Run:
+        """The run of the nested invocation `call` started: adopted by its caller's run,
+        or refused when the caller is gone or stopped (a host plugin held the call, say).
+        Either way it never runs as a new root, with a budget and checks of its own."""
+        call.used = True
+        nested = self.bindings.adopt(invocation_context, call.parent, call.callers)
+        nested.link = call
+        if nested.refused is not None:
+            call.stopped = nested.refused.CODE  # the caller gets a tool error
+            self.reporter.record(
+                nested.refused.CODE.lower(),
+                user_id=nested.user_id,
+                invocation_id=nested.invocation_id,
+                tool=None,
+                detail="the run that called this agent is over or stopped",
+                agent=call.agent,
+            )
+        return nested
 
     def is_tree_call(self, tool: BaseTool) -> bool:
         return tool.name == TRANSFER_TOOL or self.agent_tools.get(tool.name) is tool

@@ -118,6 +118,9 @@ async def test_revoked_right_refuses_the_mark_and_ends_the_run(services: YuxiSer
     kept, refused = responses(events, NAME)
     assert kept["saved"] is True
     assert refused["error"]["code"] == "run_ending"
+    # The tool ran; its own check refused the mark: the message says so.
+    assert refused["error"]["message"].startswith("The mark was not recorded")
+    assert "did not run" not in refused["error"]["message"]
     assert events[-1].error_code == "AGENT_EXECUTION_REVOKED"
     assert len(llm.requests) == 3
     assert [r[5] for r in await rows(services)] == ["worth keeping"]

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
+from adk_yuxi.guards import StructuredAnswerInvalid
 from adk_yuxi.runtime import ToolFailureLimitReached
 from adk_yuxi.testing import OpenAIScriptServer, ToolCall
+from adk_yuxi.tools import tool
 from tests.runtime._kit import Kit
 
 from ._kit import app_for, guard_kit, openai_model, responses, turn
@@ -90,5 +93,34 @@ async def test_an_answer_that_stays_invalid_ends_the_run_with_an_error_event(
         events = await turn(app_for(kit, model, output_schema=Forecast), "杭州天气？")
     codes = [r[1]["error"]["code"] for r in responses(events)]
     assert codes == ["invalid_final_answer"] * 4
-    assert events[-1].error_code == ToolFailureLimitReached.CODE
+    assert "budget of this run is used up" in responses(events)[-1][1]["error"]["message"]
+    # Its own code, not "too many tool calls failed", and a text naming the schema.
+    assert events[-1].error_code == StructuredAnswerInvalid.CODE
+    assert events[-1].error_message == (
+        "the final answer did not match the required output schema 'Forecast'"
+    )
+    assert StructuredAnswerInvalid.from_event(events[-1]) is not None
     assert len(server.requests) == 4
+
+
+async def test_a_tool_failure_last_still_ends_with_tool_failures(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The budget spent by an invalid answer, then a tool that raised: the run ends on
+    the tool's failure, and the tool is told it ran and failed."""
+
+    @tool(registry=kit.registry)
+    def fail() -> dict[str, Any]:
+        """Always raises."""
+        raise RuntimeError("backend down")
+
+    bad = ToolCall("set_model_response", {"city": "杭州"})
+    broken = ToolCall("fail", {})
+    with OpenAIScriptServer([bad, bad, bad, broken]) as server:
+        model = openai_model(monkeypatch, server.base_url)
+        app = app_for(kit, model, output_schema=Forecast, tools=("fail", "get_weather"))
+        events = await turn(app, "杭州天气？")
+    last = responses(events)[-1][1]["error"]
+    assert last["code"] == "run_ending" and "ran and failed" in last["message"]
+    assert "did not run" not in last["message"]
+    assert events[-1].error_code == ToolFailureLimitReached.CODE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
@@ -90,3 +91,38 @@ async def test_refusals_and_empty_results_are_said_plainly() -> None:
 async def test_without_the_knowledge_tools_the_help_text_stays() -> None:
     answer = await _answer(_request(_user("what is the travel policy?"), tools=("calculate",)))
     assert "offline demo model" in answer.parts[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "quoted"),
+    [
+        (
+            "连接池配置多大？",
+            "## 连接池配置\n\n应用的数据库连接池大小建议设置为 CPU 核数的两倍。\n\n"
+            "## 备份策略\n\n每天备份。",
+            "应用的数据库连接池大小建议设置为 CPU 核数的两倍。",
+        ),
+        (
+            "what is the travel and expenses policy?",
+            "# Travel and Expenses Policy\n\nThis policy applies to every employee.\n"
+            "## Booking flights\nBook flights 14 days ahead.",
+            "This policy applies to every employee.",
+        ),
+        (  # the heading's terms lift the line under it above a line elsewhere
+            "what is the hotel limit?",
+            "## Trains\nTrains in Europe are second class.\n## Hotel limit\nAt most 180 euros.",
+            "At most 180 euros.",
+        ),
+        ("anything", "# Only a heading", "# Only a heading"),
+    ],
+)
+async def test_the_line_that_answers_is_quoted_not_its_heading(
+    question: str, passage: str, quoted: str
+) -> None:
+    hit = {"score": 1.0, "content": passage, "file_name": "f.md", "start_line": 1, "end_line": 9}
+    body = {"structuredContent": {"hits": [hit]}, "isError": False}
+    answer = await _answer(_request(_user(question), _responses(("query_kb", body))))
+    assert (
+        answer.parts[0].text
+        == f"(demo model) From the knowledge base: “{quoted}” (f.md, lines 1-9)"
+    )

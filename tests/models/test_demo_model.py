@@ -6,10 +6,14 @@ import subprocess
 import sys
 
 from google.adk.agents import LlmAgent
+from google.adk.memory import InMemoryMemoryService
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.adk.tools.preload_memory_tool import PreloadMemoryTool
 
 from adk_yuxi.models import DemoLlm
 from adk_yuxi.tools import ToolRegistry, default_registry, tool
-from tests.conftest import final_texts, function_responses, run_turn
+from tests.conftest import final_texts, function_responses, run_turn, user_message
 
 
 def agent_with_builtins() -> LlmAgent:
@@ -76,3 +80,33 @@ def test_banner_announces_the_demo_model_once_on_stderr() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stderr.count("Offline demo model in use") == 1
+
+
+async def test_preloaded_memory_after_a_tool_result_does_not_hide_it() -> None:
+    """ADK inserts past conversations after the function response when the model goes
+    on with a tool call: the demo model still answers from the result."""
+    import adk_yuxi.tools.builtin  # noqa: F401
+
+    agent = LlmAgent(
+        name="assistant",
+        model=DemoLlm(),
+        tools=[*default_registry.tools(["calculate"]), PreloadMemoryTool()],
+    )
+    sessions, memory = InMemorySessionService(), InMemoryMemoryService()
+    runner = Runner(app_name="t", agent=agent, session_service=sessions, memory_service=memory)
+    seen: list[list[str]] = []
+    for session_id in ("past", "now"):
+        await sessions.create_session(app_name="t", user_id="u", session_id=session_id)
+        events = [
+            e
+            async for e in runner.run_async(
+                user_id="u", session_id=session_id, new_message=user_message("what is 6 * 7")
+            )
+        ]
+        seen.append(final_texts(events))
+        past = await sessions.get_session(app_name="t", user_id="u", session_id=session_id)
+        assert past is not None
+        await memory.add_session_to_memory(past)
+    await runner.close()
+    assert "42" in seen[1][-1], seen
+    assert "previous conversations" not in seen[1][-1]

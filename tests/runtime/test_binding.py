@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from adk_yuxi.access import AccessDenied
 from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, Limits
 from adk_yuxi.runtime._binding import Run, RunBindings
 from adk_yuxi.runtime._budget import RunBudget
@@ -20,8 +21,9 @@ from ._kit import Kit
 class _Invocation:
     """Stands for ADK's invocation context: the binding only holds a weak reference."""
 
-    def __init__(self, invocation_id: str) -> None:
+    def __init__(self, invocation_id: str, user_id: str = "alice") -> None:
         self.invocation_id = invocation_id
+        self.user_id = user_id
 
 
 async def test_an_adopted_invocation_shares_the_callers_run_and_ends_on_its_own(
@@ -42,7 +44,7 @@ async def test_an_adopted_invocation_shares_the_callers_run_and_ends_on_its_own(
 
     child_context = _Invocation("child")
     child = bindings.adopt(child_context, "root", ("a",))
-    assert child is not None and child is not root and bindings.get("child") is child
+    assert child.refused is None and child is not root and bindings.get("child") is child
     assert child.parent is root and child.runtime is root.runtime and child.callers == ("a",)
     assert child.budget is root.budget
     child.budget.llm_calls.charge()
@@ -50,16 +52,24 @@ async def test_an_adopted_invocation_shares_the_callers_run_and_ends_on_its_own(
 
     await bindings.release("child")  # the child ending does not end the root
     assert bindings.get("root") is root and bindings.get("child") is None
-    assert bindings.adopt(_Invocation("x"), "nobody", ()) is None  # no caller, no adoption
+    orphan = bindings.adopt(_Invocation("x"), "nobody", ())  # no caller: refused, not a root
+    assert orphan.refused is AccessDenied and orphan.runtime is None and orphan.budget is None
+    await bindings.release("x")
 
     abandoned = _Invocation("abandoned")
-    assert bindings.adopt(abandoned, "root", ("a",)) is not None
+    assert bindings.adopt(abandoned, "root", ("a",)).refused is None
     del abandoned
     gc.collect()  # a nested run ADK dropped without after_run is released by its finalizer
     assert bindings.get("abandoned") is None
 
     root.stop = LlmCallLimitReached
-    assert bindings.adopt(_Invocation("late"), "root", ("a",)) is None  # a stopping caller
+    late_context, below_context = _Invocation("late"), _Invocation("below")
+    late = bindings.adopt(late_context, "root", ("a",))  # a stopping caller
+    assert late.refused is LlmCallLimitReached and late.budget is None
+    child = bindings.adopt(below_context, "late", ("a", "b"))  # below it, too
+    assert child.refused is LlmCallLimitReached
+    await bindings.release("late")
+    await bindings.release("below")
     await bindings.release("root")
     assert bindings.running == 0
     del root_context

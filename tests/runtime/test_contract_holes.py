@@ -224,6 +224,8 @@ async def test_tool_failures_past_the_budget_end_the_run(tmp_path: Path, budget:
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     codes = [r["error"]["code"] for r in function_responses(events)["flaky"]]
     assert codes == ["tool_failed"] * budget + ["run_ending"]
+    last = function_responses(events)["flaky"][-1]["error"]["message"]
+    assert "ran and failed" in last and "did not run" not in last  # it did run
     assert ToolFailureLimitReached.from_event(events[-1]) is not None
     assert len(llm.requests) == budget + 1
 

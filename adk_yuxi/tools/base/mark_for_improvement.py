@@ -24,6 +24,10 @@ __all__ = ["MAX_REASON_CHARS", "mark_for_improvement"]
 MAX_REASON_CHARS = 4000
 NAME = "mark_for_improvement"
 logger = logging.getLogger("adk_yuxi.tools.marks")
+REFUSED = (
+    "The mark was not recorded: the checks made when saving it refused it (this run may"
+    " no longer record marks), so the run is ending."
+)
 
 Reason = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_REASON_CHARS)
@@ -84,7 +88,7 @@ async def mark_for_improvement(reason: Reason, tool_context: ToolContext) -> dic
     except MarkRefused as refused:
         logger.warning("mark refused, run %s ends: %s", active.run_id, refused)
         active.stop(refused.stop)
-        return tool_error(ToolErrorCode.RUN_ENDING, NAME)
+        return tool_error(ToolErrorCode.RUN_ENDING, NAME, message=REFUSED)
     except MarkConflict:
         return tool_error(ToolErrorCode.CONFLICT, NAME)
     except Exception:  # storage down or failing: the run goes on without the mark
