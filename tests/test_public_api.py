@@ -148,6 +148,7 @@ PUBLIC: dict[str, set[str]] = {
         "PLUGIN_NAME",
         "RUN_STATUSES",
         "ActiveRun",
+        "AnswerAlreadyResumed",
         "LeaseExpired",
         "LeaseHeld",
         "LedgerError",

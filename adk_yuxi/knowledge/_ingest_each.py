@@ -13,12 +13,15 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..documents import DocumentError
 from ._errors import KnowledgeError
 from ._models import KnowledgeFile
 from ._progress import IngestProgress
-from ._store import KnowledgeStore
+
+if TYPE_CHECKING:  # the store needs the knowledge extra; this module must not
+    from ._store import KnowledgeStore
 
 __all__ = ["IngestOutcome", "ingest_each"]
 

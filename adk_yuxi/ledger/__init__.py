@@ -13,6 +13,7 @@ repository, workspace).
 """
 
 from ._errors import (
+    AnswerAlreadyResumed,
     LeaseExpired,
     LeaseHeld,
     LedgerError,
@@ -34,6 +35,7 @@ __all__ = [
     "PLUGIN_NAME",
     "RUN_STATUSES",
     "ActiveRun",
+    "AnswerAlreadyResumed",
     "LeaseExpired",
     "LeaseHeld",
     "LedgerError",

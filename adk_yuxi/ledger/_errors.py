@@ -5,6 +5,7 @@ from __future__ import annotations
 from adk_yuxi.errors import RunStopped, YuxiError
 
 __all__ = [
+    "AnswerAlreadyResumed",
     "LeaseExpired",
     "LeaseHeld",
     "LedgerError",
@@ -69,6 +70,21 @@ class RunInProgress(LedgerError):
         super().__init__(f"session {session_id!r} has a run in progress")
         self.session_id = session_id
         self.run_id = run_id
+
+
+class AnswerAlreadyResumed(LedgerError):
+    """A resume whose answers the session already holds: the run went on with them once
+    (it may wait at a newer point now), so they are not fed to it again."""
+
+    code = "answer_already_resumed"
+
+    def __init__(self, session_id: str, call_ids: list[str]) -> None:
+        super().__init__(
+            f"session {session_id!r} already holds the answer to call(s) {call_ids}: that"
+            " resume ran once"
+        )
+        self.session_id = session_id
+        self.call_ids = call_ids
 
 
 class RunEnded(LedgerError):

@@ -53,7 +53,7 @@ from ..errors import RunStopped, ToolErrorCode, tool_error
 from ..marks import MarkStore
 from ..waitpoints import WaitpointStore
 from ._active import ActiveRun, HeldRuns
-from ._errors import LedgerError, WorkerLeaseExpired
+from ._errors import AnswerAlreadyResumed, LedgerError, WorkerLeaseExpired
 from ._store import RunLedger, RunRecord
 
 __all__ = ["PLUGIN_NAME", "ActiveRun", "LedgerPlugin", "WorkspaceRoot", "ledger_plugin_of"]
@@ -250,7 +250,11 @@ class LedgerPlugin(BasePlugin):
         next write is not stale. ADK wraps the error in a `RuntimeError` whose
         `__cause__` is the `LedgerError` (`resume_waitpoint` raises it as it is)."""
         try:
-            await self._claim(invocation_context)
+            active = await self._claim(invocation_context)
+            again = _answered_again(invocation_context, user_message)
+            if again:  # the run waits at a newer point: give the claim back, refuse
+                await self._release(active, "")
+                raise AnswerAlreadyResumed(invocation_context.session.id, again)
         except LedgerError as refused:
             logger.warning("run refused: %s", refused)
             raise
@@ -374,3 +378,24 @@ def ledger_plugin_of(ctx: ToolContext | CallbackContext) -> LedgerPlugin | None:
     """The ledger plugin of the run `ctx` belongs to, if its App has one."""
     plugin = ctx.get_invocation_context().plugin_manager.get_plugin(PLUGIN_NAME)
     return plugin if isinstance(plugin, LedgerPlugin) else None
+
+
+def _answered_again(ctx: InvocationContext, message: types.Content) -> list[str]:
+    """The calls `message` answers that the session already holds answers to: a resume
+    that ran once (a late duplicate finds its run waiting at a newer point, which a
+    claim alone would let in). Concurrent duplicates are the claim's to refuse."""
+    answered = {
+        part.function_response.id
+        for part in message.parts or ()
+        if part.function_response is not None and part.function_response.id
+    }
+    if not answered:
+        return []
+    return sorted(
+        {
+            response.id
+            for event in ctx.session.events
+            for response in event.get_function_responses()
+            if response.id in answered and response.id
+        }
+    )

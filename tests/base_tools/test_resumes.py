@@ -18,6 +18,7 @@ from google.adk.runners import Runner
 
 from adk_yuxi.ledger import (
     LEASE_LAPSED,
+    AnswerAlreadyResumed,
     LeaseHeld,
     LedgerError,
     LedgerPlugin,
@@ -210,3 +211,36 @@ async def test_a_resume_that_never_started_waits_again(services: YuxiServices, o
     assert events[-1].content is not None
     assert events[-1].content.parts[0].text.startswith('got {"answers": {"colour": "red"}')
     assert len(llm.requests) == 2
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+async def test_an_answer_resumed_once_is_not_fed_again_when_the_run_waits_anew(
+    services: YuxiServices, path: str
+) -> None:
+    """The run went on with the answer and now waits at a newer point: a late duplicate
+    of the first resume finds the run `waiting` (a claim alone would let it in), but the
+    session already holds that answer, so it is refused before anything is stored."""
+    runner, llm, plugin = make_runner(
+        services,
+        [
+            call("ask_user_question", questions=[COLOUR]),
+            call("ask_user_question", questions=[{**COLOUR, "question_id": "colour2"}]),
+            echo_answer,
+        ],
+    )
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    await run(runner, session.id, user_text("hello"))
+    (first,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
+    answered = await plugin.waitpoints.answer(first.id, {"colour": "red"}, user_id=USER)
+    [_ async for _ in resume_waitpoint(runner, answered)]
+    (second,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
+    assert second.id != first.id and (await run_of(plugin, second)).status == "waiting"
+    stored, asked = await events_of(services, session.id), len(llm.requests)
+    refused = await refusal(PATHS[path](runner, answered))
+    assert isinstance(refused, AnswerAlreadyResumed) and refused.code == "answer_already_resumed"
+    assert len(llm.requests) == asked
+    assert await events_of(services, session.id) == stored
+    assert (await run_of(plugin, second)).status == "waiting"  # still resumable by its own answer
+    again = await plugin.waitpoints.answer(second.id, {"colour2": "blue"}, user_id=USER)
+    events = [e async for e in resume_waitpoint(runner, again)]
+    assert events[-1].content is not None and events[-1].content.parts[0].text.startswith("got")

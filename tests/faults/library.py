@@ -1,5 +1,5 @@
 """The library resume path, as a host service embedding the SDK would take it: answer
-through `WaitpointStore`, then `runner.run_async(new_message=point.resume_message())`
+through `WaitpointStore`, then `resume_waitpoint(runner, point)` (claimed first)
 on a Runner with the `LedgerPlugin`, in the test process, on the workers' database."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from google.adk.runners import Runner
 
 from adk_yuxi.access import AccessRepository
-from adk_yuxi.ledger import LedgerPlugin
+from adk_yuxi.ledger import LedgerPlugin, resume_waitpoint
 from adk_yuxi.models import OpenAICompatibleLlm
 from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.storage import YuxiServices, open_services
@@ -85,9 +85,7 @@ class Library:
         """Runs the point's resume message (its answer, or its dismissal) to the end."""
         point = await self.points.get(point_id, user_id=USER)
         final, errors = "", []
-        async for event in self.runner.run_async(
-            user_id=USER, session_id=point.session_id, new_message=point.resume_message()
-        ):
+        async for event in resume_waitpoint(self.runner, point):
             row = event_row(event)
             if row.final:
                 final = row.text

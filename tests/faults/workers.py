@@ -96,7 +96,7 @@ class WorkerPool:
         command += ["--workspaces", str(self.folder / "ws"), "--blobs", str(self.folder / "b")]
         command += ["--lease-seconds", str(self.lease_seconds), "--cancel-poll-seconds", "0.2"]
         env = cli_env(
-            YUXI_API_DB=self.url, OPENAI_BASE_URL=worker.model_url, OPENAI_API_KEY="test-key"
+            YUXI_DATABASE_URL=self.url, OPENAI_BASE_URL=worker.model_url, OPENAI_API_KEY="test-key"
         )
         with worker.log.open("wb") as log:
             worker.process = subprocess.Popen(
