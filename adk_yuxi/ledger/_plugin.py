@@ -381,9 +381,11 @@ def ledger_plugin_of(ctx: ToolContext | CallbackContext) -> LedgerPlugin | None:
 
 
 def _answered_again(ctx: InvocationContext, message: types.Content) -> list[str]:
-    """The calls `message` answers that the session already holds answers to: a resume
-    that ran once (a late duplicate finds its run waiting at a newer point, which a
-    claim alone would let in). Concurrent duplicates are the claim's to refuse."""
+    """The calls `message` answers whose latest request the session already holds an
+    answer to: a resume that ran once (a late duplicate finds its run waiting at a newer
+    point, which a claim alone would let in). A call asked again after an answer it
+    refused (a direct answer outside the options) is open again. Concurrent duplicates
+    are the claim's to refuse."""
     answered = {
         part.function_response.id
         for part in message.parts or ()
@@ -391,11 +393,12 @@ def _answered_again(ctx: InvocationContext, message: types.Content) -> list[str]
     }
     if not answered:
         return []
-    return sorted(
-        {
-            response.id
-            for event in ctx.session.events
-            for response in event.get_function_responses()
-            if response.id in answered and response.id
-        }
-    )
+    closed: dict[str, bool] = {}
+    for event in ctx.session.events:
+        for asked in event.get_function_calls():
+            if asked.id in answered:
+                closed[asked.id] = False
+        for response in event.get_function_responses():
+            if response.id in answered and response.id in closed:
+                closed[response.id] = True
+    return sorted(call_id for call_id, done in closed.items() if done)
