@@ -165,6 +165,7 @@ PUBLIC: dict[str, set[str]] = {
         "UnsafeUserId",
         "WorkerLeaseExpired",
         "WorkspaceRoot",
+        "answer_and_resume",
         "ledger_plugin_of",
         "per_user_workspaces",
         "resume_waitpoint",

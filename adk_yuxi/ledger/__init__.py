@@ -4,7 +4,8 @@
 run goes on and closes it with its outcome; `RunLedger` is the host's view (find a run,
 list lapsed leases, `take_over` one explicitly); `SessionRuns` is a host's view of a
 session (one run at a time, cancel requests, runs of dead workers closed as failed);
-`resume_waitpoint` resumes a run paused at a waiting point, claimed first. Every claim
+`resume_waitpoint` resumes a run paused at a waiting point, claimed first
+(`answer_and_resume` records its answer under that claim). Every claim
 is made before ADK stores anything of the run: a closed run never runs again
 (`RunEnded`), a running one runs once (`LeaseHeld`), a lapsed one goes on only after
 an explicit `take_over`.
@@ -25,7 +26,7 @@ from ._errors import (
     WorkerLeaseExpired,
 )
 from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
-from ._resume import resume_waitpoint
+from ._resume import answer_and_resume, resume_waitpoint
 from ._session_runs import SessionRuns
 from ._store import LEASE_LAPSED, RUN_STATUSES, RunLedger, RunPage, RunRecord
 from ._workspace import UnsafeUserId, per_user_workspaces, workspace_name
@@ -52,6 +53,7 @@ __all__ = [
     "UnsafeUserId",
     "WorkerLeaseExpired",
     "WorkspaceRoot",
+    "answer_and_resume",
     "ledger_plugin_of",
     "per_user_workspaces",
     "resume_waitpoint",

@@ -1,7 +1,12 @@
-"""`resume_waitpoint`: the library's resume of a run paused at a waiting point.
+"""`answer_and_resume` and `resume_waitpoint`: the library's resume of a run paused at a
+waiting point.
 
-It does what the host API does: the run is claimed in the ledger first (one
-conditional statement), and only then does ADK see the answer. A refusal is raised
+They do what the host API does: the run is claimed in the ledger first (one
+conditional statement), and only then does ADK see the answer. `answer_and_resume`
+also records the answer under that claim, so an answer is never stored for a run
+another worker holds at that moment; after a separate `WaitpointStore.answer`, a
+`LeaseHeld` or `RunInProgress` from `resume_waitpoint` is worth retrying: the answer
+is kept and waits for it. A refusal is raised
 as the ledger's own error, before anything reaches the session: `RunEnded` for a
 closed run (cancelled, failed, completed: it never runs again), `LeaseHeld` while the
 invocation runs anywhere (on this Runner too), `LeaseExpired` when its worker's lease
@@ -19,12 +24,14 @@ from collections.abc import AsyncGenerator
 from google.adk.agents.run_config import RunConfig
 from google.adk.events.event import Event
 from google.adk.runners import Runner
+from google.genai import types
 
-from ..waitpoints import Waitpoint
+from ..waitpoints import Waitpoint, WaitpointConflict, WaitpointStore
 from ._errors import NoLedger, RunNotFound
 from ._plugin import PLUGIN_NAME, LedgerPlugin
+from ._store import RunRecord
 
-__all__ = ["resume_waitpoint"]
+__all__ = ["answer_and_resume", "resume_waitpoint"]
 
 logger = logging.getLogger("adk_yuxi.ledger")
 
@@ -39,10 +46,45 @@ async def resume_waitpoint(
     """Resumes the run paused at `point` (answered or cancelled: `WaitpointConflict`
     while it is pending) on `runner`, whose App carries the `LedgerPlugin`; yields the
     run's events. The claim is made at the first iteration."""
+    message = point.resume_message()
+    plugin, record = await _claim(runner, point)
+    async for event in _run(runner, plugin, record, point, message, run_config, abort_signal):
+        yield event
+
+
+async def answer_and_resume(
+    runner: Runner,
+    points: WaitpointStore,
+    waitpoint_id: str,
+    answers: object,
+    *,
+    user_id: str,
+    run_config: RunConfig | None = None,
+    abort_signal: asyncio.Event | None = None,
+) -> AsyncGenerator[Event, None]:
+    """Claims the run paused at the pending point, records `answers` under that claim
+    (a refused answer gives the claim back: the run waits again, nothing changed) and
+    resumes it on `runner`; yields the run's events."""
+    point = await points.get(waitpoint_id, user_id=user_id)
+    if point.status != "pending":
+        raise WaitpointConflict(point.id, point.status)
+    plugin, record = await _claim(runner, point)
+    try:
+        answered = await points.answer(point.id, answers, user_id=user_id)
+    except BaseException:
+        plugin.held.handed.pop(record.invocation_id, None)
+        await plugin.ledger.finish(record.run_id, plugin.worker, "waiting")
+        raise
+    message = answered.resume_message()
+    async for event in _run(runner, plugin, record, point, message, run_config, abort_signal):
+        yield event
+
+
+async def _claim(runner: Runner, point: Waitpoint) -> tuple[LedgerPlugin, RunRecord]:
+    """The run of `point`, claimed for `runner`'s worker and handed to its plugin."""
     plugin = runner.plugin_manager.get_plugin(PLUGIN_NAME)
     if not isinstance(plugin, LedgerPlugin):
         raise NoLedger("the Runner's App has no LedgerPlugin to claim the run in")
-    message = point.resume_message()
     found = await plugin.ledger.find(
         app_name=point.app_name,
         user_id=point.user_id,
@@ -62,6 +104,18 @@ async def resume_waitpoint(
         lease_seconds=plugin.lease_seconds,
     )
     plugin.held.hand_over(record, plugin.worker, report=False, resumed=resumed)
+    return plugin, record
+
+
+async def _run(
+    runner: Runner,
+    plugin: LedgerPlugin,
+    record: RunRecord,
+    point: Waitpoint,
+    message: types.Content,
+    run_config: RunConfig | None,
+    abort_signal: asyncio.Event | None,
+) -> AsyncGenerator[Event, None]:
     try:
         async for event in runner.run_async(
             user_id=point.user_id,

@@ -25,11 +25,12 @@ from adk_yuxi.ledger import (
     RunEnded,
     RunRecord,
     SessionRuns,
+    answer_and_resume,
     resume_waitpoint,
 )
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import ScriptedLlm, call
-from adk_yuxi.waitpoints import Waitpoint
+from adk_yuxi.waitpoints import AnswerRejected, Waitpoint, WaitpointConflict
 
 from ._harness import APP, USER, make_runner, run, user_text
 from .test_ask_user_question import COLOUR, echo_answer
@@ -244,3 +245,60 @@ async def test_an_answer_resumed_once_is_not_fed_again_when_the_run_waits_anew(
     again = await plugin.waitpoints.answer(second.id, {"colour2": "blue"}, user_id=USER)
     events = [e async for e in resume_waitpoint(runner, again)]
     assert events[-1].content is not None and events[-1].content.parts[0].text.startswith("got")
+
+
+async def test_answer_and_resume_answers_under_its_claim(services: YuxiServices) -> None:
+    runner, llm, plugin, point = await paused(services)
+    events = await _collect(
+        answer_and_resume(runner, plugin.waitpoints, point.id, {"colour": "blue"}, user_id=USER)
+    )
+    assert events[-1].content is not None
+    assert events[-1].content.parts[0].text.startswith('got {"answers": {"colour": "blue"}')
+    assert (await run_of(plugin, point)).status == "completed"
+    with pytest.raises(WaitpointConflict):  # answered: a second answer is refused
+        await _collect(
+            answer_and_resume(runner, plugin.waitpoints, point.id, {"colour": "red"}, user_id=USER)
+        )
+    assert len(llm.requests) == 2
+
+
+async def test_answer_and_resume_records_nothing_while_the_run_is_held(
+    services: YuxiServices,
+) -> None:
+    """Another worker holds the run: the answer is refused with the ledger's error and
+    not recorded, so it cannot be stranded without a resume."""
+    runner, _, plugin, point = await paused(services)
+    held = await plugin.ledger.claim(
+        app_name=APP,
+        user_id=USER,
+        session_id=point.session_id,
+        invocation_id=point.invocation_id,
+        agent_name=(await run_of(plugin, point)).agent_name,
+        worker="another-worker",
+        lease_seconds=60,
+    )
+    assert held[0].status == "running"
+    stored = await events_of(services, point.session_id)
+    refused = await refusal(
+        answer_and_resume(runner, plugin.waitpoints, point.id, {"colour": "red"}, user_id=USER)
+    )
+    assert isinstance(refused, LeaseHeld)
+    assert (await plugin.waitpoints.get(point.id, user_id=USER)).status == "pending"
+    assert await events_of(services, point.session_id) == stored
+
+
+async def test_a_refused_answer_gives_the_claim_back(services: YuxiServices) -> None:
+    runner, llm, plugin, point = await paused(services)
+    with pytest.raises(AnswerRejected):
+        await _collect(
+            answer_and_resume(
+                runner, plugin.waitpoints, point.id, {"colour": "\ud800"}, user_id=USER
+            )
+        )
+    assert (await run_of(plugin, point)).status == "waiting"  # not held: resumable at once
+    assert (await plugin.waitpoints.get(point.id, user_id=USER)).status == "pending"
+    events = await _collect(
+        answer_and_resume(runner, plugin.waitpoints, point.id, {"colour": "red"}, user_id=USER)
+    )
+    assert events[-1].content is not None and "red" in events[-1].content.parts[0].text
+    assert len(llm.requests) == 2

@@ -8,13 +8,14 @@ text as the client saw it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
 
 import httpx
 
-from adk_yuxi.ledger import LedgerError
+from adk_yuxi.ledger import LeaseHeld, LedgerError, RunInProgress
 from adk_yuxi.waitpoints import WaitpointError
 
 from .history import History, Op
@@ -25,6 +26,8 @@ __all__ = ["Client"]
 
 _BASE = f"/v1/agents/{AGENT}/sessions"
 STREAM_TIMEOUT = httpx.Timeout(30.0, connect=3.0)
+# How long the two-step library path retries a resume refused while the run is held.
+LIB_RETRY_S = 3.0
 
 
 def _error(response: httpx.Response, body: bytes) -> dict[str, Any]:
@@ -186,33 +189,65 @@ class Client:
 
     # -- the library path -----------------------------------------------------------------
 
-    async def lib_answer(self, session: str, point: str, token: str, which: int = 0) -> Op:
+    async def lib_answer(
+        self, session: str, point: str, token: str, which: int = 0, *, one_step: bool = False
+    ) -> Op:
         op = self.history.invoke(
             self.name,
             "lib_answer",
             worker=f"lib{which}",
             session=session,
             point=point,
-            value={"token": token},
+            value={"token": token, "one_step": one_step},
         )
+        library = self.libraries[which]
+        if one_step:  # claimed, then answered under the claim: a refusal recorded nothing
+            try:
+                resumed = await library.answer_and_resume(point, token)
+            except (LedgerError, WaitpointError) as exc:
+                return self.history.complete(op, "fail", value={"error": type(exc).__name__})
+            except Exception as exc:  # the answer may or may not be recorded
+                return self.history.complete(op, "info", value={"error": repr(exc)[:500]})
+            return self.history.complete(op, "ok", run_id=resumed.run_id, value=resumed.value())
         try:
-            await self.libraries[which].answer(point, token)
+            await library.answer(point, token)
         except WaitpointError as exc:  # the store's refusal: the answer was not recorded
             return self.history.complete(op, "fail", value={"error": type(exc).__name__})
         # Recorded: the op is accepted whatever the run does; an exception from the run
-        # is an ok without a final status.
-        return await self._lib_run(op, point, which, accepted=True)
+        # is an ok without a final status. A run held elsewhere at this moment is retried,
+        # as the two-step path's documentation says.
+        deadline = asyncio.get_running_loop().time() + LIB_RETRY_S
+        while True:
+            done = await self._lib_run(op, point, which, accepted=True, final=False)
+            if done is not None or asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(0.1)
+        if done is None:
+            done = await self._lib_run(op, point, which, accepted=True)
+        assert done is not None  # final: never None
+        return done
 
     async def lib_resume(self, session: str, point: str, which: int = 0) -> Op:
         """A resume of a point answered (or withdrawn) before: a duplicate."""
         op = self.history.invoke(
             self.name, "lib_resume", worker=f"lib{which}", session=session, point=point
         )
-        return await self._lib_run(op, point, which, accepted=False)
+        done = await self._lib_run(op, point, which, accepted=False)
+        assert done is not None  # final: never None
+        return done
 
-    async def _lib_run(self, op: Op, point: str, which: int, *, accepted: bool) -> Op:
+    async def _lib_run(
+        self, op: Op, point: str, which: int, *, accepted: bool, final: bool = True
+    ) -> Op | None:
+        """The op's completion, or None (when not `final`) for a refusal worth retrying:
+        the run was held by another worker at that moment."""
         try:
             resumed = await self.libraries[which].resume(point)
+        except (LeaseHeld, RunInProgress) as exc:
+            if not final:
+                return None
+            refused = {"refused": f"{type(exc).__name__}: {exc}"[:500]}
+            return self.history.complete(op, "ok" if accepted else "fail", value=refused)
         except (LedgerError, WaitpointError) as exc:  # refused before it started: final
             refused = {"refused": f"{type(exc).__name__}: {exc}"[:500]}
             return self.history.complete(op, "ok" if accepted else "fail", value=refused)

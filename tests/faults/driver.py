@@ -122,8 +122,9 @@ class Driver:
             # second Runner with its own engine (two hosts racing for one run) once the
             # answer is recorded.
             late, other = (0.25, 0) if rng.random() < 0.5 else (0.05, 1)
+            one_step = rng.random() < 0.5
             first, _ = await asyncio.gather(
-                client.lib_answer(session, point, token),
+                client.lib_answer(session, point, token, one_step=one_step),
                 self._later(late, client.lib_resume(session, point, other)),
             )
             ops = [first]
@@ -135,7 +136,10 @@ class Driver:
                 client.answer(b, session, point, answer_token(self.known.next(""))),
             ]
             if rng.random() < 0.3:
-                racers.append(client.lib_answer(session, point, answer_token(self.known.next(""))))
+                lib_token = answer_token(self.known.next(""))
+                racers.append(
+                    client.lib_answer(session, point, lib_token, one_step=rng.random() < 0.5)
+                )
             ops = list(await asyncio.gather(*racers))
         if any(op.type == "ok" for op in ops):  # answered: resuming it again is a duplicate
             self.known.spent.append((session, point))

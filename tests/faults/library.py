@@ -1,22 +1,25 @@
-"""The library resume path, as a host service embedding the SDK would take it: answer
-through `WaitpointStore`, then `resume_waitpoint(runner, point)` (claimed first)
-on a Runner with the `LedgerPlugin`, in the test process, on the workers' database."""
+"""The library resume paths, as a host service embedding the SDK would take them:
+`answer_and_resume` (claim, answer, run), or an answer through `WaitpointStore` then
+`resume_waitpoint(runner, point)` (claimed first), on a Runner with the `LedgerPlugin`,
+in the test process, on the workers' database."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from google.adk.events.event import Event
 from google.adk.runners import Runner
 
 from adk_yuxi.access import AccessRepository
-from adk_yuxi.ledger import LedgerPlugin, resume_waitpoint
+from adk_yuxi.ledger import LedgerPlugin, answer_and_resume, resume_waitpoint
 from adk_yuxi.models import OpenAICompatibleLlm
 from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.storage import YuxiServices, open_services
-from adk_yuxi.waitpoints import WaitpointStore
+from adk_yuxi.waitpoints import Waitpoint, WaitpointStore
 
 from .snapshot import event_row
 from .workers import AGENT, USER
@@ -81,11 +84,20 @@ class Library:
         """Records the answer (raises the store's refusal: conflict, not found)."""
         await self.points.answer(point_id, {"q-1": token}, user_id=USER)
 
+    async def answer_and_resume(self, point_id: str, token: str) -> Resumed:
+        """The one-step path: claimed, answered under the claim, run to the end."""
+        point = await self.points.get(point_id, user_id=USER)
+        events = answer_and_resume(self.runner, self.points, point_id, {"q-1": token}, user_id=USER)
+        return await self._drain(point, events)
+
     async def resume(self, point_id: str) -> Resumed:
         """Runs the point's resume message (its answer, or its dismissal) to the end."""
         point = await self.points.get(point_id, user_id=USER)
+        return await self._drain(point, resume_waitpoint(self.runner, point))
+
+    async def _drain(self, point: Waitpoint, events: AsyncIterator[Event]) -> Resumed:
         final, errors = "", []
-        async for event in resume_waitpoint(self.runner, point):
+        async for event in events:
             row = event_row(event)
             if row.final:
                 final = row.text

@@ -124,7 +124,9 @@ def _answers_told(facts: Facts, resumed: dict[str, list[ModelCall]]) -> list[Vio
             if count and _outcome(facts, token) == "fail":
                 bad(f"{point}: refused {token} resumed")
             done = facts.completion.get(facts.token_op[token].id)
-            if done is not None and done.type == "ok" and done.value.get("refused"):
+            # Refused after it was recorded: lost unless a later resume carried it (a
+            # recorded answer waits for whoever resumes the run next).
+            if done is not None and done.type == "ok" and done.value.get("refused") and not count:
                 bad(
                     f"{point}: {token} accepted, then its resume refused"
                     f" ({done.value['refused']}): the answer is lost"

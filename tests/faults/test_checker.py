@@ -137,6 +137,22 @@ def test_answer_resumed_once_history() -> None:
     assert any("refused ans-2 resumed" in m for m in found)
 
 
+def test_answer_recorded_then_refused_is_lost_unless_resumed_later() -> None:
+    point = PointRow(P, S, INV, "answered", {"q-1": "ans-1"}, 1.8)
+    done = snap("completed", ended=4.0, points=[point])
+    refused = {"refused": "LeaseHeld: run 'run-1' is held by another worker's live lease"}
+    story = run_started(Story()).op(
+        "lib_answer", 3.0, 3.1, session=S, point=P, value={"token": "ans-1"}, got=refused
+    )
+    lost = violations("answer_resumed_once", story.history(), [], done)
+    assert any("the answer is lost" in m for m in lost)
+    # A later resume (a retry, or whoever resumes the run next) carried it: not lost.
+    carried = violations(
+        "answer_resumed_once", story.history(), [call(3.5, 3.9, answer="ans-1")], done
+    )
+    assert not carried
+
+
 def test_answer_resumed_once_database() -> None:
     h = _answered(run_started(Story()), {"ans-1": "ok"}).history()
     point = PointRow(P, S, INV, "answered", {"q-1": "ans-1"}, 1.8)
