@@ -1,7 +1,8 @@
 """Deleting a session deletes everything of it, in one transaction.
 
 `DELETE …/sessions/{id}` removes the session and its events, its runs, its waiting
-points, its idempotency keys and its session-scoped artifacts together, so a session
+points, its idempotency keys, its session-scoped artifacts and the memories made
+from it together, so a session
 re-created with the same id starts clean. While a run of the session is running the
 delete is refused (409 `run_in_progress`, nothing changes): the run's worker is still
 writing, and cancelling is asynchronous; cancel it, then delete. A run waiting at a
@@ -33,6 +34,7 @@ async def purge_session(host: Host, agent_id: str, app_name: str, user_id: str, 
         if not await host.ledger.hold_for_delete(tx, **key, worker=host.control.worker):
             raise RunInProgress(sid, current.run_id if current is not None else None)
         await services.session_service.forget_session(tx, **key)
+        await services.memory_service.forget_session(tx, **key)
         await host.waitpoints.forget_session(tx, **key)
         await host.idempotency.forget_session(tx, user_id, agent_id, sid, creation_results(sid))
         unreferenced = await services.artifact_service.forget_session(tx, **key)

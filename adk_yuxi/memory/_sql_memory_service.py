@@ -256,6 +256,16 @@ class SqlMemoryService(BaseMemoryService):
                 },
             )
 
+    async def forget_session(self, tx: Tx, *, app_name: str, user_id: str, session_id: str) -> int:
+        """Inside the caller's transaction (a session being deleted): every memory made
+        from the session becomes a tombstone, so a late ingest of the deleted session
+        does not bring it back; returns how many rows."""
+        return await tx.execute(
+            "UPDATE yx_memories SET deleted = :deleted, content = '', body = ''"
+            " WHERE app_name = :app AND user_id = :user AND session_id = :session",
+            {"deleted": True, "app": app_name, "user": user_id, "session": session_id},
+        )
+
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:

@@ -1,12 +1,14 @@
-"""Deleting a session deletes all of it: runs, waiting points, idempotency keys and
-artifacts go in one transaction, so a session re-created with the same id starts clean;
-while a run is running the delete is 409 and changes nothing. SQLite and PostgreSQL."""
+"""Deleting a session deletes all of it: runs, waiting points, idempotency keys,
+artifacts and the memories made from it go in one transaction, so a session re-created
+with the same id starts clean; while a run is running the delete is 409 and changes
+nothing. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+from google.adk.events.event import Event
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
@@ -39,6 +41,7 @@ async def rows_of(url: str, sid: str) -> dict[str, int]:
         "keys": "SELECT COUNT(*) FROM yx_api_idempotency WHERE scope LIKE :scope"
         " OR result LIKE :made",
         "artifacts": "SELECT COUNT(*) FROM yx_artifact_versions WHERE scope = :s",
+        "memories": "SELECT COUNT(*) FROM yx_memories WHERE session_id = :s AND content <> ''",
     }
     try:
         async with services.store.read() as tx:
@@ -55,7 +58,8 @@ async def rows_of(url: str, sid: str) -> dict[str, int]:
 
 
 async def save_artifacts(url: str, sid: str) -> None:
-    """A session-scoped artifact of `sid` and a user-scoped one of mei."""
+    """A session-scoped artifact of `sid` and a user-scoped one of mei; a memory made
+    from `sid` and one from another session."""
     services = open_services(url)
     try:
         for name, session in (("report.md", sid), ("user:profile.md", None)):
@@ -66,6 +70,25 @@ async def save_artifacts(url: str, sid: str) -> None:
                 filename=name,
                 artifact=types.Part.from_bytes(data=name.encode(), mime_type="text/markdown"),
             )
+        for session, words in ((sid, "the launch code is tangerine"), ("other", "kiwi harbour")):
+            said = Event(
+                author="user",
+                content=types.Content(role="user", parts=[types.Part(text=words)]),
+            )
+            await services.memory_service.add_events_to_memory(
+                app_name="planner", user_id="mei", events=[said], session_id=session
+            )
+    finally:
+        await services.close()
+
+
+async def recalled(url: str, query: str) -> list[str]:
+    services = open_services(url)
+    try:
+        found = await services.memory_service.search_memory(
+            app_name="planner", user_id="mei", query=query
+        )
+        return [str(m.content.parts[0].text) for m in found.memories if m.content.parts]
     finally:
         await services.close()
 
@@ -81,13 +104,23 @@ async def test_a_deleted_waiting_session_recreated_with_its_id_starts_clean(api_
     (point,) = (await api.client.get(points, headers=api.auth("mei"))).json()["waitpoints"]
     await save_artifacts(api.url, sid)
     before = await rows_of(api.url, sid)
-    assert before == {"sessions": 1, "runs": 1, "waitpoints": 1, "keys": 2, "artifacts": 1}
+    assert before == {
+        "sessions": 1,
+        "runs": 1,
+        "waitpoints": 1,
+        "keys": 2,
+        "artifacts": 1,
+        "memories": 1,
+    }
+    assert await recalled(api.url, "tangerine") == ["the launch code is tangerine"]
 
     deleted = await api.client.delete(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
     assert deleted.status_code == 204, deleted.text
     assert await rows_of(api.url, sid) == dict.fromkeys(before, 0)
     gone = await api.client.get(f"{SESSIONS}/{sid}", headers=api.auth("mei"))
     assert gone.status_code == 404
+    assert await recalled(api.url, "tangerine") == []  # what it said is forgotten too
+    assert await recalled(api.url, "kiwi") == ["kiwi harbour"]  # other sessions' stay
 
     # The create's key went with the session: the same key and body make a new one.
     await create(api, sid, key="make-launch-plan")
