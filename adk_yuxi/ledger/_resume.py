@@ -27,7 +27,7 @@ from google.adk.runners import Runner
 from google.genai import types
 
 from ..waitpoints import Waitpoint, WaitpointConflict, WaitpointStore
-from ._errors import NoLedger, RunNotFound
+from ._errors import LedgerError, NoLedger, RunNotFound
 from ._plugin import PLUGIN_NAME, LedgerPlugin
 from ._store import RunRecord
 
@@ -126,6 +126,12 @@ async def _run(
             abort_signal=abort_signal,
         ):
             yield event
+    except RuntimeError as exc:
+        # A refusal the plugin makes once it sees the session (an answer already
+        # resumed) reaches here wrapped by ADK: raised as it is, as the others are.
+        if isinstance(exc.__cause__, LedgerError):
+            raise exc.__cause__ from None
+        raise
     finally:
         if plugin.held.handed.get(record.invocation_id, (None,))[0] is record:
             # ADK failed before the run took its claim (nothing of it was stored):

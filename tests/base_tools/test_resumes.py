@@ -237,6 +237,9 @@ async def test_an_answer_resumed_once_is_not_fed_again_when_the_run_waits_anew(
     (second,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
     assert second.id != first.id and (await run_of(plugin, second)).status == "waiting"
     stored, asked = await events_of(services, session.id), len(llm.requests)
+    if path == "resume_waitpoint":  # raised as it is, not wrapped by ADK
+        with pytest.raises(AnswerAlreadyResumed):
+            await _collect(resume_waitpoint(runner, answered))
     refused = await refusal(PATHS[path](runner, answered))
     assert isinstance(refused, AnswerAlreadyResumed) and refused.code == "answer_already_resumed"
     assert len(llm.requests) == asked
