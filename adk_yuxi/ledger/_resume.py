@@ -102,6 +102,7 @@ async def _claim(runner: Runner, point: Waitpoint) -> tuple[LedgerPlugin, RunRec
         agent_name=found.agent_name,
         worker=plugin.worker,
         lease_seconds=plugin.lease_seconds,
+        resume_only=True,  # deleted since `find`: never recorded again
     )
     plugin.held.hand_over(record, plugin.worker, report=False, resumed=resumed)
     return plugin, record

@@ -176,13 +176,15 @@ class RunLedger:
         agent_name: str,
         worker: str,
         lease_seconds: float,
+        resume_only: bool = False,
     ) -> tuple[RunRecord, bool]:
         """`begin`, and whether the claim resumed a run that waited (False: a new one).
 
         Each step is one conditional statement the database decides (an insert that
         does nothing when the invocation is recorded, an update only of a `waiting`
         row, checked by their row counts): of two workers claiming at once, exactly
-        one gets the run, on every backend."""
+        one gets the run, on every backend. With `resume_only` nothing is inserted: a
+        run that is not recorded (its session was deleted meanwhile) is `RunNotFound`."""
         keys = {"a": app_name, "u": user_id, "s": session_id, "i": invocation_id}
         for _ in range(3):
             now = time.time()
@@ -196,7 +198,7 @@ class RunLedger:
             }
             try:
                 async with self.store.write() as tx:
-                    inserted = await tx.execute(_INSERT_NEW, params) == 1
+                    inserted = not resume_only and await tx.execute(_INSERT_NEW, params) == 1
                     resumed = not inserted and await tx.execute(_RESUME_WAITING, params) == 1
                     found = await self._find(tx, app_name, user_id, session_id, invocation_id)
             except IntegrityViolation:  # another run of the session is running
@@ -214,6 +216,8 @@ class RunLedger:
                 return found, resumed
             if found is not None and found.status != WAITING:
                 raise _refusal(found, now)
+            if found is None and resume_only:
+                raise RunNotFound(f"{session_id}/{invocation_id}")
             # Released or removed between the two statements: decide again.
         raise RunInProgress(session_id)
 

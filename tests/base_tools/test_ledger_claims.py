@@ -18,6 +18,7 @@ from adk_yuxi.ledger import (
     LedgerError,
     RunEnded,
     RunLedger,
+    RunNotFound,
     RunRecord,
     RunWaiting,
     SessionRuns,
@@ -194,3 +195,18 @@ async def test_a_new_run_never_starts_beside_one_that_just_paused(
             if isinstance(outcome, BaseException) and not isinstance(outcome, LedgerError):
                 raise outcome
     assert both == 0
+
+
+async def test_a_resume_only_claim_never_records_a_run(
+    two_workers: tuple[RunLedger, RunLedger],
+) -> None:
+    """A resume whose run went with its deleted session is `RunNotFound`, and nothing is
+    recorded for the deleted session."""
+    ledger, _ = two_workers
+    claim = {**key("gone"), "worker": "w0", "lease_seconds": 30}
+    with pytest.raises(RunNotFound):
+        await ledger.claim(**claim, resume_only=True)
+    found = await ledger.find(app_name=APP, user_id=USER, session_id="gone", invocation_id="e-1")
+    assert found is None
+    record, resumed = await ledger.claim(**claim)  # a plain claim records a new run
+    assert record.status == "running" and not resumed
