@@ -79,9 +79,15 @@ def artifact_name(tool: str, mime_type: str) -> str:
 
 
 def preview(
-    text: str, policy: ToolResultOffload, *, name: str | None, version: int | None, size: int
+    text: str,
+    policy: ToolResultOffload,
+    *,
+    name: str | None,
+    version: int | None,
+    size: int,
+    readable: bool = True,
 ) -> dict[str, Any]:
-    """What the model gets instead of the result."""
+    """What the model gets instead of the result (`readable`: the run has the read tool)."""
     head = text[: policy.preview_chars]
     shown = {
         "total_chars": len(text),
@@ -95,10 +101,12 @@ def preview(
             " be stored, so only its beginning is shown."
         )
         return {"stored_result": None, **shown, "note": note}
-    note = (
-        f"This result ({len(text)} characters) was too large to show whole. Its beginning"
-        f" is in `preview`; read on with {READ_TOOL}(artifact={name!r}, offset=next_offset)."
-    )
+    note = f"This result ({len(text)} characters) was too large to show whole and was saved."
+    if readable:
+        note += (
+            f" Its beginning is in `preview`; read on with"
+            f" {READ_TOOL}(artifact={name!r}, offset=next_offset)."
+        )
     return {"stored_result": {"artifact": name, "version": version}, **shown, "note": note}
 
 
@@ -155,4 +163,5 @@ class ToolResultOffloadPlugin(BasePlugin):
         except Exception:  # no artifact service, storage down, too large: bounded anyway
             logger.exception("a result of %r (%d bytes) could not be stored", tool.name, len(data))
             return preview(text, policy, name=None, version=None, size=len(data))
-        return preview(text, policy, name=name, version=version, size=len(data))
+        readable = READ_TOOL in runtime.tools.local
+        return preview(text, policy, name=name, version=version, size=len(data), readable=readable)

@@ -52,11 +52,14 @@ def config_from_user(
         update={f: getattr(asked, f) for f in asked.model_fields_set if "limits" in given}
     )
     problems += _raised_limits(limits, ceiling.limits)
+    offload = _offload(config.offload_tool_results, ceiling.offload_tool_results)
     if "offload_tool_results" in given:
-        problems += _raised_offload(config.offload_tool_results, ceiling.offload_tool_results)
+        problems += _raised_offload(offload, ceiling.offload_tool_results)
     if problems:
         raise AgentConfigError(source, problems)
     kept = {f: getattr(ceiling, f) for f in ADMIN_ONLY_FIELDS if f not in given}
+    if "offload_tool_results" in given:
+        kept["offload_tool_results"] = offload
     return config.model_copy(update={**kept, "limits": limits})
 
 
@@ -72,6 +75,15 @@ def _raised_limits(asked: Limits, ceiling: Limits) -> list[tuple[str, str]]:
             ("limits.early_stopping", "may not be 'generate' under the deployer's 'force'")
         )
     return problems
+
+
+def _offload(
+    asked: ToolResultOffload | None, ceiling: ToolResultOffload | None
+) -> ToolResultOffload | None:
+    """The fields a user names replace the deployer's one by one, as for the limits."""
+    if asked is None or ceiling is None:
+        return asked
+    return ceiling.model_copy(update={f: getattr(asked, f) for f in asked.model_fields_set})
 
 
 def _raised_offload(
