@@ -9,7 +9,8 @@ saved through the tool context's artifact service: session-scoped, under
 its Artifacts tab). The model gets its head, its size and the artifact's name, and
 reads on with `read_tool_result`.
 
-Never offloaded: results of tools that page their own output (the knowledge server's,
+Never offloaded: results that carry media (ADK gives it to the model as parts, not
+text), results of tools that page their own output (the knowledge server's,
 as a built-in MCP server; `web_fetch` and `web_search`), framework answers the model
 must see whole (the final structured answer, handoffs, loaded skills, the user's
 answers to questions) and `read_tool_result` itself; and the config's `exempt_tools`.
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.computer_use.computer_use_tool import ComputerUseTool
 from google.adk.tools.mcp_tool.mcp_tool import McpTool
 from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.adk.tools.tool_context import ToolContext
@@ -56,10 +58,23 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 logger = logging.getLogger("adk_yuxi.runtime.offload")
 
 
+def carries_media(value: Any, depth: int = 0) -> bool:
+    """Whether ADK hands part of this result to the model as media (a `Part` with
+    bytes or a URI, returned as is, among its entries or one container further down):
+    such a result reaches the model as parts, not as text, and is left to ADK."""
+    if isinstance(value, types.Part):
+        return True
+    if depth > 1 or not isinstance(value, dict | list | tuple):
+        return False
+    entries = value.values() if isinstance(value, dict) else value
+    return any(carries_media(v, depth + 1) for v in entries)
+
+
 def result_text(result: Any) -> tuple[str, str]:
     """The text a result is stored as, and its MIME type: a tool's plain string as it
     is (ADK hands the model ``{"result": text}``), anything else as JSON. Lone
-    surrogates become U+FFFD, so offsets count the characters that are stored."""
+    surrogates become U+FFFD, so offsets count the characters that are stored.
+    Raises `ValueError` for a result JSON cannot hold (a cycle)."""
     if isinstance(result, dict) and set(result) == {"result"} and isinstance(result["result"], str):
         text, mime_type = result["result"], "text/plain"
     elif isinstance(result, str):
@@ -145,7 +160,12 @@ class ToolResultOffloadPlugin(BasePlugin):
         policy = None if runtime is None else runtime.context.config.offload_tool_results
         if runtime is None or policy is None or tool.name in policy.exempt_tools:
             return None
-        text, mime_type = result_text(result)
+        if isinstance(tool, ComputerUseTool) or carries_media(result):
+            return None  # its media reaches the model as parts
+        try:
+            text, mime_type = result_text(result)
+        except (ValueError, TypeError, RecursionError):
+            return None  # not JSON: left to ADK, as without this plugin
         data = text.encode("utf-8")
         if len(data) <= policy.max_inline_bytes or self.pages_itself(tool, runtime):
             return None

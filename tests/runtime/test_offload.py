@@ -48,6 +48,12 @@ def registry() -> ToolRegistry:
         return ("abcdefghij" * (size // 10 + 1))[:size]
 
     @tool(registry=registry)
+    def picture() -> dict[str, Any]:
+        """A picture (30 KB of media) and its long caption."""
+        image = types.Part.from_bytes(data=bytes(range(256)) * 120, mime_type="image/png")
+        return {"caption": "noise " * 4000, "image": image}
+
+    @tool(registry=registry)
     def small() -> dict[str, Any]:
         """A small result."""
         return {"ok": True, "answer": 42}
@@ -116,10 +122,14 @@ def responses(events: list[Event], name: str) -> list[dict[str, Any]]:
     ]
 
 
-def last_response(request: LlmRequest) -> dict[str, Any]:
+def last_response_part(request: LlmRequest) -> types.FunctionResponse:
     part = request.contents[-1].parts[0]  # type: ignore[index]
     assert part.function_response is not None
-    return dict(part.function_response.response or {})
+    return part.function_response
+
+
+def last_response(request: LlmRequest) -> dict[str, Any]:
+    return dict(last_response_part(request).response or {})
 
 
 def stored_ref(request: LlmRequest) -> str:
@@ -317,4 +327,16 @@ async def test_without_an_artifact_service_the_prompt_is_still_bounded(world: Wo
     (shown,) = responses(events, "plain_text")
     assert shown["stored_result"] is None and len(shown["preview"]) == 2000
     assert "could not be stored" in shown["note"]
+    await runner.close()
+
+
+async def test_a_result_carrying_media_is_left_to_adk(world: World) -> None:
+    """ADK hands media to the model as parts, not as text: nothing to offload."""
+    llm = ScriptedLlm([call("picture"), "a picture"])
+    runner = world.runner(llm)
+    sid, _ = await world.turn(runner)
+    sent = last_response_part(llm.requests[1])
+    assert sent.response == {"caption": "noise " * 4000}
+    assert [p.inline_data.mime_type for p in sent.parts or [] if p.inline_data] == ["image/png"]
+    assert await world.names(sid) == []
     await runner.close()
