@@ -16,6 +16,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.genai import types
 
+from adk_yuxi.models import DemoLlm
 from adk_yuxi.runtime import AgentConfig, LocalPrincipals, ToolResultOffload, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm, call
@@ -339,4 +340,25 @@ async def test_a_result_carrying_media_is_left_to_adk(world: World) -> None:
     assert sent.response == {"caption": "noise " * 4000}
     assert [p.inline_data.mime_type for p in sent.parts or [] if p.inline_data] == ["image/png"]
     assert await world.names(sid) == []
+    await runner.close()
+
+
+async def test_the_demo_model_reads_on_when_asked(world: World) -> None:
+    """Offline, on the demo model: a stored result, then "read more" twice."""
+    app = build_app(
+        AgentConfig(name=APP), LocalPrincipals([]), registry=world.registry, model=DemoLlm()
+    )
+    runner = Runner(
+        app=app,
+        session_service=world.services.session_service,
+        artifact_service=world.services.artifact_service,
+    )
+    sid, events = await world.turn(runner, text='/call plain_text {"size": 20000}')
+    (shown,) = responses(events, "plain_text")
+    assert shown["next_offset"] == 2000
+    _, events = await world.turn(runner, text="read more", session_id=sid)
+    (window,) = responses(events, READ)
+    assert window["offset"] == 2000 and window["next_offset"] == 6000
+    _, events = await world.turn(runner, text="read more", session_id=sid)
+    assert responses(events, READ)[0]["offset"] == 6000
     await runner.close()
