@@ -47,6 +47,9 @@ _WRITE_FILE = re.compile(
     r"\s*(?:with|containing|:)\s*(?P<text>.+)$",
     re.I | re.S,
 )
+_READ_ON = re.compile(
+    r"^(?:please\s+)?(?:read|show(?: me)?|tell me)\s+more\b|^(?:continue|go on)\b", re.I
+)
 _UPLOADED = re.compile(r'\[Uploaded Artifact: "(?P<name>[^"]+)"\]')
 _ARITHMETIC = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*[-+*/][-+*/().\d\s]*\d[-+*/().\d\s]*")
 
@@ -155,6 +158,16 @@ def recall(message: str, view: RequestView) -> LlmResponse | None:
     return _needs("list_notes", view, {}) if _RECALL.search(message) else None
 
 
+def read_on(message: str, view: RequestView) -> LlmResponse | None:
+    """ "read more": the next window of the stored tool result being read."""
+    if not _READ_ON.match(message.strip()):
+        return None
+    if view.reading is None:
+        return text("There is nothing more to read: no stored result is being read.")
+    artifact, offset = view.reading
+    return _needs("read_tool_result", view, {"artifact": artifact, "offset": offset})
+
+
 def arithmetic(message: str, view: RequestView) -> LlmResponse | None:
     match = _ARITHMETIC.search(message)
     return _needs("calculate", view, {"expression": match.group(0).strip()}) if match else None
@@ -172,6 +185,7 @@ DEFAULT_INTENTS: tuple[Intent, ...] = (
     write_file,
     remember,
     recall,
+    read_on,
     arithmetic,
     knowledge,
 )

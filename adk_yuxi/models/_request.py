@@ -83,6 +83,9 @@ class RequestView:
     tools: tuple[str, ...]
     skills: tuple[str, ...] = ()
     skill_tools: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    reading: tuple[str, int] | None = None
+    """The stored tool result the conversation is reading (its artifact) and where it
+    reads on, or None when the latest one was read to its end."""
 
     @classmethod
     def of(cls, request: LlmRequest) -> RequestView:
@@ -94,7 +97,12 @@ class RequestView:
             m.group("skill"): tuple(t.strip() for t in m.group("tools").split(","))
             for m in _SKILL_OPENS.finditer(instruction)
         }
-        return cls(tools=tuple(declared_tool_names(request)), skills=skills, skill_tools=opens)
+        return cls(
+            tools=tuple(declared_tool_names(request)),
+            skills=skills,
+            skill_tools=opens,
+            reading=_reading(request),
+        )
 
     def sees(self, tool: str) -> bool:
         return tool in self.tools
@@ -102,3 +110,19 @@ class RequestView:
     def skill_opening(self, tool: str) -> str | None:
         """The skill whose loading would make `tool` visible, if the request says so."""
         return next((s for s, tools in self.skill_tools.items() if tool in tools), None)
+
+
+def _reading(request: LlmRequest) -> tuple[str, int] | None:
+    """The latest stored result's artifact and next offset (a preview of one, or a
+    window `read_tool_result` returned)."""
+    for content in reversed(request.contents):
+        for part in reversed(content.parts or []):
+            shown = part.function_response.response if part.function_response else None
+            if not isinstance(shown, dict):
+                continue
+            stored = shown.get("stored_result")
+            artifact = stored.get("artifact") if isinstance(stored, dict) else shown.get("artifact")
+            if isinstance(artifact, str) and "next_offset" in shown:
+                offset = shown["next_offset"]
+                return (artifact, offset) if isinstance(offset, int) else None
+    return None

@@ -18,6 +18,8 @@ and checks every call on `LiveRights`. Where to extend:
   with `bindings.get(invocation_id)`;
 - a per-run counter others charge: `RunBudget` (`_budget`), reached from a tool or
   callback with `run_budget(ctx)`;
+- what happens to a tool result on its way to the model: after the tool ran, in a
+  plugin of its own (`_offload` stores large results, `adk_yuxi.mcp` trims MCP ones);
 - a model-facing error: `adk_yuxi.errors.tool_error` with a `ToolErrorCode`; a run that
   must end: a `RunStopped` subclass (`_errors`) set as `run.stop`.
 
@@ -43,6 +45,8 @@ from ._errors import (
     ToolCallLimitReached,
     ToolFailureLimitReached,
 )
+from ._offload import OFFLOAD_PLUGIN_NAME, ToolResultOffloadPlugin
+from ._offload_config import ToolResultOffload
 from ._plugin import FINAL_ANSWER_INSTRUCTION, PLUGIN_NAME, AuthorizationPlugin
 from ._principals import FixedPrincipal, LocalPrincipals, PrincipalSource
 from ._refusals import CAPABILITY_LIMITED, Refusal, RefusalHook
@@ -65,6 +69,7 @@ __all__ = [
     "CAPABILITY_LIMITED",
     "DEFAULT_RESOURCE_ARGS",
     "FINAL_ANSWER_INSTRUCTION",
+    "OFFLOAD_PLUGIN_NAME",
     "PLUGIN_NAME",
     "SKILL_LOADER_TOOLS",
     "AgentAssemblyFailed",
@@ -95,6 +100,8 @@ __all__ = [
     "RuntimeTools",
     "ToolCallLimitReached",
     "ToolFailureLimitReached",
+    "ToolResultOffload",
+    "ToolResultOffloadPlugin",
     "ToolRetrieval",
     "UnknownAgentError",
     "Visibility",

@@ -35,6 +35,7 @@ from ._build_checks import check_retrieval, check_tool_names
 from ._catalog import AgentCatalog, AgentConfigError
 from ._config import AgentConfig
 from ._guards import guard_plugins
+from ._offload import ToolResultOffloadPlugin
 from ._plugin import AuthorizationPlugin
 from ._principals import FixedPrincipal, PrincipalSource
 from ._refusals import RefusalHook
@@ -182,7 +183,9 @@ def build_app(
     and the base tools keep their waiting points and marks there (marks re-check
     `repository`; presented files come from `workspace`). Without it the base tools
     answer `tool_not_available`. An MCP result reaches the model with one copy of its
-    structured content (`McpResultPlugin`), not that and its JSON text again.
+    structured content (`McpResultPlugin`), not that and its JSON text again. A result
+    larger than the agent's `offload_tool_results` threshold is saved as an artifact of
+    the session and the model gets a preview (`ToolResultOffloadPlugin`, last of all).
 
     Multi-agent apps: `config` may name an agent of `catalog`, or be a config whose
     `sub_agents` / `agent_tools` name agents of it. The tree is checked first
@@ -252,11 +255,13 @@ def build_app(
         retriever=tool_retriever,
         output_schema=output_schema,
     )
+    offload = ToolResultOffloadPlugin(plugin)
     ledger: list[BasePlugin] = []
     if records is not None:
         ledger.append(LedgerPlugin(records, repository=repository, workspace=workspace))
     return App(
         name=app_name or tree.root,
         root_agent=agents[tree.root],
-        plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins],
+        # Last: the offload plugin answers with a new result, which ends ADK's chain.
+        plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins, offload],
     )

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ._offload_config import ToolResultOffload
+
 if TYPE_CHECKING:
     from ..access import Principal
 
@@ -67,8 +69,9 @@ class AgentConfig(BaseModel):
     capacity.
 
     The config given to `build_app` or an `AgentCatalog` is the deployer's: every field
-    binds every user as written. Fields marked admin-only (the model and the limits cost
-    money and capacity) matter where a non-admin writes a config: `from_user`.
+    binds every user as written. Fields marked admin-only (the model, the limits and the
+    offloading of large tool results cost money and capacity) matter where a non-admin
+    writes a config: `from_user`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -93,6 +96,11 @@ class AgentConfig(BaseModel):
     the parent and the parent's other sub-agents."""
     handoff_to_parent: bool = False
     tool_retrieval: ToolRetrieval | None = None
+    offload_tool_results: ToolResultOffload | None = Field(
+        default_factory=ToolResultOffload, json_schema_extra=_ADMIN_ONLY
+    )
+    """Large tool results go to the session's artifacts, the model gets a preview (on by
+    default; None keeps every result in the prompt)."""
 
     @field_validator("name")
     @classmethod

@@ -23,7 +23,12 @@ from ._config import AgentConfig
 
 __all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]
 
-BASE_TOOL_IDS: tuple[str, ...] = ("ask_user_question", "mark_for_improvement", "present_artifacts")
+BASE_TOOL_IDS: tuple[str, ...] = (
+    "ask_user_question",
+    "mark_for_improvement",
+    "present_artifacts",
+    "read_tool_result",
+)
 """The one place base tools plug in: present in every run of every agent and never
 gated (not by skills, not by `AgentConfig.tools`), once they are registered in the run's
 registry. An id listed here that is not registered is simply absent, not stubbed."""

@@ -91,6 +91,14 @@ class Runtime:
             return visibility.shows_tool(tool.name)
         return self.tools.local.get(tool.name) is tool and visibility.shows_tool(tool.name)
 
+    def builtin_server_of(self, tool: BaseTool) -> str | None:
+        """The built-in (delegated) MCP server, such as the knowledge server, that this
+        runtime showed `tool` from; None for any other tool."""
+        server = self._origin.get(tool)
+        if server is None or not self.context.mcp_registry.is_builtin(server):
+            return None
+        return server
+
     async def visible_tools(
         self, visibility: Visibility, ctx: ReadonlyContext | None
     ) -> list[BaseTool]:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ._catalog import AgentConfigError, validation_problems
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
+from ._offload_config import ToolResultOffload
 
 if TYPE_CHECKING:
     from ..access import Principal
@@ -51,9 +52,14 @@ def config_from_user(
         update={f: getattr(asked, f) for f in asked.model_fields_set if "limits" in given}
     )
     problems += _raised_limits(limits, ceiling.limits)
+    offload = _offload(config.offload_tool_results, ceiling.offload_tool_results)
+    if "offload_tool_results" in given:
+        problems += _raised_offload(offload, ceiling.offload_tool_results)
     if problems:
         raise AgentConfigError(source, problems)
     kept = {f: getattr(ceiling, f) for f in ADMIN_ONLY_FIELDS if f not in given}
+    if "offload_tool_results" in given:
+        kept["offload_tool_results"] = offload
     return config.model_copy(update={**kept, "limits": limits})
 
 
@@ -68,4 +74,33 @@ def _raised_limits(asked: Limits, ceiling: Limits) -> list[tuple[str, str]]:
         problems.append(
             ("limits.early_stopping", "may not be 'generate' under the deployer's 'force'")
         )
+    return problems
+
+
+def _offload(
+    asked: ToolResultOffload | None, ceiling: ToolResultOffload | None
+) -> ToolResultOffload | None:
+    """The fields a user names replace the deployer's one by one, as for the limits."""
+    if asked is None or ceiling is None:
+        return asked
+    return ceiling.model_copy(update={f: getattr(asked, f) for f in asked.model_fields_set})
+
+
+def _raised_offload(
+    asked: ToolResultOffload | None, ceiling: ToolResultOffload | None
+) -> list[tuple[str, str]]:
+    """A user may offload more (a lower threshold, a shorter preview), never less."""
+    if ceiling is None:
+        return []
+    field = "offload_tool_results"
+    if asked is None:
+        return [(field, "may not be switched off (the deployer offloads large results)")]
+    problems = [
+        (f"{field}.{name}", f"may not exceed {getattr(ceiling, name)} (the deployer's setting)")
+        for name in ("max_inline_bytes", "preview_chars")
+        if getattr(asked, name) > getattr(ceiling, name)
+    ]
+    extra = sorted(set(asked.exempt_tools) - set(ceiling.exempt_tools))
+    if extra:
+        problems.append((f"{field}.exempt_tools", f"may not exempt {extra[0]!r}"))
     return problems

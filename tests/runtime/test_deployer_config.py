@@ -22,6 +22,7 @@ from adk_yuxi.runtime import (
     LlmCallLimitReached,
     LocalPrincipals,
     ToolCallLimitReached,
+    ToolResultOffload,
     build_app,
 )
 from adk_yuxi.testing import ScriptedLlm, call
@@ -144,3 +145,29 @@ def test_a_user_config_that_does_not_validate_is_a_config_error(tmp_path: Path) 
     with pytest.raises(AgentConfigError) as refused:
         AgentConfig.from_user({"name": "a", "bogus": 1}, Kit(tmp_path).principal())
     assert refused.value.problems[0][0] == "bogus"
+
+
+def test_a_user_may_offload_more_never_less(tmp_path: Path) -> None:
+    plain = Kit(tmp_path).principal()
+    deployer = AgentConfig(
+        name="a", offload_tool_results=ToolResultOffload(max_inline_bytes=8192, preview_chars=500)
+    )
+    lower = {"name": "a", "offload_tool_results": {"max_inline_bytes": 4096}}
+    mine = AgentConfig.from_user(lower, plain, deployer=deployer)
+    assert mine.offload_tool_results == ToolResultOffload(max_inline_bytes=4096, preview_chars=500)
+    assert AgentConfig.from_user({"name": "a"}, plain, deployer=deployer) == deployer
+    for asked, field in [
+        ({"max_inline_bytes": 8193}, "offload_tool_results.max_inline_bytes"),
+        ({"preview_chars": 501}, "offload_tool_results.preview_chars"),
+        ({"exempt_tools": ["dump"]}, "offload_tool_results.exempt_tools"),
+        (None, "offload_tool_results"),
+    ]:
+        with pytest.raises(AgentConfigError) as refused:
+            AgentConfig.from_user(
+                {"name": "a", "offload_tool_results": asked}, plain, deployer=deployer
+            )
+        assert [f for f, _ in refused.value.problems] == [field]
+    admins = AgentConfig.from_user(
+        {"name": "a", "offload_tool_results": None}, Kit(tmp_path).principal(role=Role.ADMIN)
+    )
+    assert admins.offload_tool_results is None
