@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ._context_policy import ContextPolicy
+
 if TYPE_CHECKING:
     from ..access import Principal
 
@@ -93,6 +95,9 @@ class AgentConfig(BaseModel):
     the parent and the parent's other sub-agents."""
     handoff_to_parent: bool = False
     tool_retrieval: ToolRetrieval | None = None
+    context: ContextPolicy = Field(default_factory=ContextPolicy, json_schema_extra=_ADMIN_ONLY)
+    """What the model is sent of a long conversation (compaction; on by default). In a
+    tree, the root agent's policy is the app's."""
 
     @field_validator("name")
     @classmethod
