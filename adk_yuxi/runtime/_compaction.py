@@ -24,7 +24,7 @@ from google.adk.events.event import Event
 from google.adk.models.base_llm import BaseLlm
 from typing_extensions import override
 
-from ..models import DemoLlm, DemoSummarizer
+from ..models import DemoLlm, DemoSummarizer, UnusableModel
 from ._context_policy import ContextPolicy
 
 __all__ = ["GuardedSummarizer", "compaction_config"]
@@ -71,8 +71,8 @@ def compaction_config(policy: ContextPolicy, model: Summarizer) -> EventsCompact
     """The App's `events_compaction_config` for `policy` (None when it is off), with
     summaries written by `model`: a model (ADK's summarizer prompt, or the demo's
     summarizer for the demo model) or a ready `BaseEventsSummarizer`."""
-    if not policy.compaction:
-        return None
+    if not policy.compaction or isinstance(model, UnusableModel):
+        return None  # an unusable model answers with its configuration error, not a summary
     with warnings.catch_warnings():
         # ADK marks compaction experimental; on by default here, the warning is noise.
         warnings.filterwarnings("ignore", r"\[EXPERIMENTAL\]", UserWarning)
