@@ -1,6 +1,7 @@
 """Model selection: `YUXI_MODEL`, ADK's model registry, and the offline demo model."""
 
 from ._demo import DEMO_MODEL_NAME, DemoLlm
+from ._demo_summary import DemoSummarizer
 from ._errors import MODEL_REJECTED, MODEL_UNREACHABLE, MODEL_UNUSABLE, model_error_text
 from ._openai import DEFAULT_OPENAI_BASE_URL, OpenAICompatibleLlm
 from ._openai_client import MALFORMED_ARGUMENTS_KEY, GuardedAsyncOpenAI
@@ -21,6 +22,7 @@ __all__ = [
     "REACT_PARSE_FAILED",
     "REACT_PREFIX",
     "DemoLlm",
+    "DemoSummarizer",
     "GuardedAsyncOpenAI",
     "ModelConfigError",
     "OpenAICompatibleLlm",

@@ -31,7 +31,12 @@ from ._demo_intents import (
     text,
 )
 from ._demo_knowledge import knowledge_followup
-from ._request import RequestView, last_content, pending_function_responses
+from ._request import (
+    RequestView,
+    last_content,
+    pending_function_responses,
+    prompt_tokens_estimate,
+)
 
 __all__ = ["DEMO_MODEL_NAME", "DemoLlm"]
 
@@ -69,7 +74,12 @@ class DemoLlm(BaseLlm):
       (`_demo_agents`);
     - any other question, where the knowledge tools are declared, goes to `list_kbs`
       and `query_kb`, and the best passage is quoted (`_demo_knowledge`);
+    - "what did I tell you about …" quotes the user's earlier statement from the
+      conversation or its summary (`_demo_recall`);
     - uploaded files are acknowledged, and function responses summarised as text.
+
+    It reports a prompt size (about a token per four characters) so compaction works
+    offline; its summaries are written by `DemoSummarizer`, not by this model.
     """
 
     model: str = DEMO_MODEL_NAME
@@ -85,7 +95,13 @@ class DemoLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         announce_demo_model()
-        yield self._respond(llm_request)
+        response = self._respond(llm_request)
+        # A real model reports its prompt size; ADK's token-threshold compaction reads it.
+        prompt = prompt_tokens_estimate(llm_request)
+        response.usage_metadata = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=prompt, candidates_token_count=0, total_token_count=prompt
+        )
+        yield response
 
     def _respond(self, request: LlmRequest) -> LlmResponse:
         view = RequestView.of(request)

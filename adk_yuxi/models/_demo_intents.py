@@ -17,6 +17,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ._demo_knowledge import wants_knowledge
+from ._demo_recall import recall_said
 from ._request import RequestView
 
 __all__ = [
@@ -181,6 +182,7 @@ def knowledge(message: str, view: RequestView) -> LlmResponse | None:
 DEFAULT_INTENTS: tuple[Intent, ...] = (
     explicit_call,
     uploaded_files,
+    recall_said,
     search_memory,
     write_file,
     remember,

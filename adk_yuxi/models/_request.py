@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from google.adk.models.llm_request import LlmRequest
@@ -11,9 +12,11 @@ from google.genai import types
 
 __all__ = [
     "RequestView",
+    "contents_chars",
     "declared_tool_names",
     "last_content",
     "pending_function_responses",
+    "prompt_tokens_estimate",
     "system_instruction_text",
 ]
 
@@ -64,6 +67,27 @@ def _spoken(content: types.Content) -> bool:
     return any(not t.startswith(_INSERTED_CONTEXT) for t in texts)
 
 
+def contents_chars(contents: Sequence[types.Content]) -> int:
+    """Characters of the conversation sent: texts, and function calls and responses as
+    the JSON a model reads them in."""
+    total = 0
+    for content in contents:
+        for part in content.parts or []:
+            if part.text:
+                total += len(part.text)
+            if part.function_call:
+                total += len(part.function_call.model_dump_json(exclude_none=True))
+            if part.function_response:
+                total += len(part.function_response.model_dump_json(exclude_none=True))
+    return total
+
+
+def prompt_tokens_estimate(request: LlmRequest) -> int:
+    """About one token per four characters of instruction and contents: what an offline
+    model reports as its prompt size, so ADK's token-threshold compaction sees it."""
+    return (len(system_instruction_text(request)) + contents_chars(request.contents)) // 4
+
+
 def system_instruction_text(request: LlmRequest) -> str:
     instruction = request.config.system_instruction if request.config else None
     if instruction is None:
@@ -86,6 +110,8 @@ class RequestView:
     reading: tuple[str, int] | None = None
     """The stored tool result the conversation is reading (its artifact) and where it
     reads on, or None when the latest one was read to its end."""
+    contents: tuple[types.Content, ...] = field(default=(), compare=False, repr=False)
+    """The conversation as sent (a summary of earlier turns included), oldest first."""
 
     @classmethod
     def of(cls, request: LlmRequest) -> RequestView:
@@ -102,6 +128,7 @@ class RequestView:
             skills=skills,
             skill_tools=opens,
             reading=_reading(request),
+            contents=tuple(request.contents),
         )
 
     def sees(self, tool: str) -> bool:

@@ -12,6 +12,8 @@ and checks every call on `LiveRights`. Where to extend:
 
 - a base tool (on every agent, never gated): register it and list its id in
   `BASE_TOOL_IDS` (`_context`);
+- what the model is sent of a long conversation: `ContextPolicy` (`_context_policy`),
+  wired as ADK's event compaction by `compaction_config` (`_compaction`);
 - an `AgentConfig` field: `_config`, read in `prepare_runtime_context` (what a user
   may use) or from `runtime.context.config` in the plugin (how a run is checked);
 - a plugin hook or a per-call check: `AuthorizationPlugin` (`_plugin`), reading the run
@@ -35,8 +37,10 @@ from ._app import build_app
 from ._binding import Run
 from ._budget import RunBudget
 from ._catalog import AgentCatalog, AgentConfigError, UnknownAgentError, load_agent_config
+from ._compaction import GuardedSummarizer, compaction_config
 from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits, ToolRetrieval
 from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
+from ._context_policy import DEFAULT_BUDGET_TOKENS, ContextPolicy
 from ._errors import (
     AgentAssemblyFailed,
     AuthorizationUnavailable,
@@ -67,6 +71,7 @@ __all__ = [
     "ADMIN_ONLY_FIELDS",
     "BASE_TOOL_IDS",
     "CAPABILITY_LIMITED",
+    "DEFAULT_BUDGET_TOKENS",
     "DEFAULT_RESOURCE_ARGS",
     "FINAL_ANSWER_INSTRUCTION",
     "OFFLOAD_PLUGIN_NAME",
@@ -80,10 +85,12 @@ __all__ = [
     "AgentTreeError",
     "AuthorizationPlugin",
     "AuthorizationUnavailable",
+    "ContextPolicy",
     "DelegationStopped",
     "DuplicateToolError",
     "FileOwner",
     "FixedPrincipal",
+    "GuardedSummarizer",
     "Limits",
     "LlmCallLimitReached",
     "LocalPrincipals",
@@ -107,6 +114,7 @@ __all__ = [
     "Visibility",
     "build_app",
     "check_resource",
+    "compaction_config",
     "compute_visibility",
     "current_agent_runtime",
     "current_run",

@@ -17,6 +17,7 @@ from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
+from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
 from google.adk.models.base_llm import BaseLlm
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.agent_tool import AgentTool
@@ -33,6 +34,7 @@ from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
 from ..tools import ToolRegistry, ToolSettings, default_registry
 from ._build_checks import check_retrieval, check_tool_names
 from ._catalog import AgentCatalog, AgentConfigError
+from ._compaction import compaction_config
 from ._config import AgentConfig
 from ._guards import guard_plugins
 from ._offload import ToolResultOffloadPlugin
@@ -165,6 +167,7 @@ def build_app(
     output_schema: type[BaseModel] | None = None,
     tool_retriever: ToolRetriever | None = None,
     records: SqlStore | str | None = None,
+    summarizer: BaseLlm | BaseEventsSummarizer | None = None,
 ) -> App:
     """Assembles the runs of `config` for `principal`: one fixed `Principal`, or a
     `PrincipalSource` (e.g. `AccessRepository.load_principal`) asked for the user of
@@ -200,6 +203,10 @@ def build_app(
     `tool_retrieval` is set (BM25 over `registry` unless `tool_retriever` is given), and
     structured output of the root agent when `output_schema` (a pydantic model class, as
     ADK's `LlmAgent` takes it) is given.
+
+    The root config's `context` policy sets ADK's event compaction (on by default):
+    summaries are written by `summarizer` if given (a model or a ready summarizer; tests
+    pass one), else by the policy's `summarizer_model`, else by the root agent's model.
     """
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
@@ -259,9 +266,15 @@ def build_app(
     ledger: list[BasePlugin] = []
     if records is not None:
         ledger.append(LedgerPlugin(records, repository=repository, workspace=workspace))
+    policy = tree.config(tree.root).context
+    if summarizer is None and policy.summarizer_model is not None:
+        summarizer = resolve_model(policy.summarizer_model)
+    root_model = agents[tree.root].model
+    assert isinstance(root_model, BaseLlm)  # set from `_model` above
     return App(
         name=app_name or tree.root,
         root_agent=agents[tree.root],
         # Last: the offload plugin answers with a new result, which ends ADK's chain.
         plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins, offload],
+        events_compaction_config=compaction_config(policy, summarizer or root_model),
     )

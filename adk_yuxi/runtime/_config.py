@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ._context_policy import ContextPolicy
 from ._offload_config import ToolResultOffload
 
 if TYPE_CHECKING:
@@ -101,6 +102,9 @@ class AgentConfig(BaseModel):
     )
     """Large tool results go to the session's artifacts, the model gets a preview (on by
     default; None keeps every result in the prompt)."""
+    context: ContextPolicy = Field(default_factory=ContextPolicy, json_schema_extra=_ADMIN_ONLY)
+    """What the model is sent of a long conversation (compaction; on by default). In a
+    tree, the root agent's policy is the app's."""
 
     @field_validator("name")
     @classmethod

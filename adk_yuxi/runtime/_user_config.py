@@ -46,6 +46,9 @@ def config_from_user(
     problems: list[tuple[str, str]] = []
     if "model" in given and config.model != ceiling.model:
         problems.append(("model", "only an administrator chooses the model"))
+    if "context" in given and config.context != ceiling.context:
+        # A larger budget or compaction off costs tokens; a summarizer model, money.
+        problems.append(("context", "only an administrator sets the context policy"))
     # The limits a user names replace the deployer's one by one; the rest stay.
     asked = config.limits
     limits = ceiling.limits.model_copy(

@@ -49,3 +49,17 @@ def test_adk_run_names_a_model_host_that_is_down() -> None:
     )
     assert "Is the server at OPENAI_BASE_URL running" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_adk_run_recalls_the_first_turn_after_compaction() -> None:
+    """The demo assistant compacts within a dozen turns; the first turn is still
+    answered, from the summary."""
+    facts = [f"Fact {i}: meeting room {i} is on floor {i % 5}." for i in range(11)]
+    lines = ["My locker code is 4711.", *facts, "What did I tell you about my locker code?"]
+    done = run_command(
+        [str(BIN / "adk"), "run", "--in_memory", "agents/assistant"],
+        stdin="\n".join([*lines, "exit"]) + "\n",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = "You told me: 'My locker code is 4711.' (from the summary of earlier turns)."
+    assert expected in done.stdout, done.stdout[-3000:]

@@ -254,3 +254,34 @@ def test_an_unusable_model_is_one_line_at_start_and_an_error_event(tmp_path: Pat
 
 def _sse_events(stream: str) -> list[dict[str, Any]]:
     return [json.loads(line[6:]) for line in stream.splitlines() if line.startswith("data: ")]
+
+
+def test_the_assistant_compacts_and_still_recalls_the_first_turn(web: str) -> None:
+    """The demo assistant's small budget: a dozen turns leave a summary event in the
+    session (what the Events tab shows), and the first turn is still answered."""
+    session_id = f"s-{uuid.uuid4().hex[:8]}"
+    url = f"{web}/apps/assistant/users/alice/sessions/{session_id}"
+    assert httpx.post(url, json={}, timeout=10).status_code == 200
+
+    def say(text: str) -> list[dict[str, Any]]:
+        body = {
+            "appName": "assistant",
+            "userId": "alice",
+            "sessionId": session_id,
+            "newMessage": {"role": "user", "parts": [{"text": text}]},
+        }
+        answer = httpx.post(f"{web}/run", json=body, timeout=60)
+        assert answer.status_code == 200, answer.text
+        return list(answer.json())
+
+    say("My locker code is 4711.")
+    for i in range(11):
+        say(f"Fact {i}: meeting room {i} is on floor {i % 5}.")
+    events = httpx.get(url, timeout=10).json()["events"]
+    summaries = [e["actions"]["compaction"] for e in events if e["actions"].get("compaction")]
+    assert summaries, [e["author"] for e in events]
+    assert summaries[-1]["startTimestamp"] == events[0]["timestamp"]
+    assert "My locker code is 4711." in summaries[-1]["compactedContent"]["parts"][0]["text"]
+    replies = say("What did I tell you about my locker code?")
+    texts = [p.get("text", "") for e in replies for p in e.get("content", {}).get("parts", [])]
+    assert any("4711" in t and "summary" in t for t in texts), texts

@@ -9,7 +9,9 @@ with an unusable one, it answers every message with the configuration error.
 - memory: every finished turn is added to the memory service, `load_memory` searches it
   on request and `preload_memory` offers matches to the model at every turn;
 - artifacts: files attached in `adk web` are saved as artifacts by ADK's
-  `SaveFilesAsArtifactsPlugin`, and `save_text_file` saves a generated one.
+  `SaveFilesAsArtifactsPlugin`, and `save_text_file` saves a generated one;
+- context: older turns are compacted into a summary (`ContextPolicy`); on the offline
+  demo model with a small budget, so a dozen turns show a compaction event in `adk web`.
 """
 
 import logging
@@ -22,7 +24,8 @@ from google.adk.tools import load_memory
 from google.adk.tools.preload_memory_tool import PreloadMemoryTool
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
-from adk_yuxi.models import resolve_agent_model
+from adk_yuxi.models import DemoLlm, resolve_agent_model
+from adk_yuxi.runtime import ContextPolicy, compaction_config
 from adk_yuxi.tools import default_registry
 
 from . import files  # noqa: F401  (registers save_text_file)
@@ -57,4 +60,14 @@ root_agent = LlmAgent(
     after_agent_callback=remember_conversation,
 )
 
-app = App(name="assistant", root_agent=root_agent, plugins=[SaveFilesAsArtifactsPlugin()])
+# The demo model's budget is small on purpose: compaction is what it shows.
+DEMO_CONTEXT = ContextPolicy(budget_tokens=2_000, keep_recent_events=4)
+model = root_agent.canonical_model
+app = App(
+    name="assistant",
+    root_agent=root_agent,
+    plugins=[SaveFilesAsArtifactsPlugin()],
+    events_compaction_config=compaction_config(
+        DEMO_CONTEXT if isinstance(model, DemoLlm) else ContextPolicy(), model
+    ),
+)
