@@ -17,6 +17,7 @@ from typing import Any
 
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import IntegrityViolation, SqlStore, Tx
+from ..observability._metrics import instruments
 from . import _schema  # noqa: F401  (registers the table)
 from ._errors import (
     LeaseExpired,
@@ -246,6 +247,8 @@ class RunLedger:
                 "ended": None if status == WAITING else now,
             },
         )
+        if changed == 1:
+            instruments().run_closed(status, error)
         return changed == 1
 
     async def take_over(self, run_id: str, worker: str, lease_seconds: float) -> RunRecord:
@@ -268,6 +271,7 @@ class RunLedger:
             raise RunNotFound(run_id)
         record = record_of(row)
         if changed == 1:
+            instruments().lease_takeovers.add(1)
             return record
         if record.status == WAITING:
             raise RunWaiting(record.session_id, record.run_id)

@@ -1,0 +1,30 @@
+"""What the platform decided, for operators: metrics through the OpenTelemetry API.
+
+Library code records through `instruments()` (no-ops until a provider is installed);
+`enable_prometheus` installs the SDK with its Prometheus reader (the `observability`
+extra), which `yuxi serve api` and `yuxi serve knowledge` do with `--metrics-port` or
+`--metrics-path`.
+"""
+
+from ._metrics import (
+    METER_NAME,
+    PoolState,
+    YuxiMetrics,
+    instruments,
+    track_pool,
+    use_meter_provider,
+    watch_pending_waitpoints,
+)
+from ._prometheus import PrometheusExposition, enable_prometheus
+
+__all__ = [
+    "METER_NAME",
+    "PoolState",
+    "PrometheusExposition",
+    "YuxiMetrics",
+    "enable_prometheus",
+    "instruments",
+    "track_pool",
+    "use_meter_provider",
+    "watch_pending_waitpoints",
+]
