@@ -272,6 +272,10 @@ def serve_knowledge(
     gc_threshold: int,
 ) -> None:
     """Serve the knowledge MCP server (streamable HTTP at /mcp, or stdio)."""
+    if stdio and metrics_path is not None:
+        raise click.ClickException("--metrics-path needs the HTTP server (use --metrics-port)")
+    metrics = MetricsServing("yuxi-knowledge", metrics_port, metrics_path)
+
     from adk_yuxi.access import AccessRepository
     from adk_yuxi.knowledge import (
         DelegationKeys,
@@ -298,9 +302,6 @@ def serve_knowledge(
     except OSError as exc:
         raise click.ClickException(f"cannot create the key file {key}: {exc.strerror}") from None
 
-    if stdio and metrics_path is not None:
-        raise click.ClickException("--metrics-path needs the HTTP server (use --metrics-port)")
-    metrics = MetricsServing("yuxi-knowledge", metrics_port, metrics_path)
     metrics.start(host, port)
 
     async def main() -> None:

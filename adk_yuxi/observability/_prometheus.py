@@ -30,10 +30,11 @@ class PrometheusExposition:
     `asgi_endpoint()` is a route handler for an existing Starlette or FastAPI app."""
 
     def __init__(self, service_name: str) -> None:
+        # The client first: the exporter imports it.
+        self._client = require_extra("prometheus_client", EXTRA, _PURPOSE)
         sdk_metrics = require_extra("opentelemetry.sdk.metrics", EXTRA, _PURPOSE)
         resources = require_extra("opentelemetry.sdk.resources", EXTRA, _PURPOSE)
         exporter = require_extra("opentelemetry.exporter.prometheus", EXTRA, _PURPOSE)
-        self._client = require_extra("prometheus_client", EXTRA, _PURPOSE)
         self.registry = self._client.CollectorRegistry(auto_describe=True)
         self.reader = exporter.PrometheusMetricReader(registry=self.registry)
         resource = resources.Resource.create({"service.name": service_name})
