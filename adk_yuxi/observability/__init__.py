@@ -8,10 +8,8 @@ extra), which `yuxi serve api` and `yuxi serve knowledge` do with `--metrics-por
 
 from ._metrics import (
     METER_NAME,
-    PoolState,
     YuxiMetrics,
     instruments,
-    track_pool,
     use_meter_provider,
     watch_pending_waitpoints,
 )
@@ -19,12 +17,10 @@ from ._prometheus import PrometheusExposition, enable_prometheus
 
 __all__ = [
     "METER_NAME",
-    "PoolState",
     "PrometheusExposition",
     "YuxiMetrics",
     "enable_prometheus",
     "instruments",
-    "track_pool",
     "use_meter_provider",
     "watch_pending_waitpoints",
 ]
