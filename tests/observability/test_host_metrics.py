@@ -19,7 +19,6 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 
 from adk_yuxi.host import create_app
-from adk_yuxi.observability import PrometheusExposition, enable_prometheus, use_meter_provider
 from adk_yuxi.testing import ScriptedLlm, call
 from tests.host.conftest import make_config, seed
 
@@ -44,17 +43,6 @@ class GatedLlm(ScriptedLlm):
             await asyncio.to_thread(self._gate.wait, 30)
         async for response in super().generate_content_async(llm_request, stream):
             yield response
-
-
-@pytest.fixture
-def exposition() -> Iterator[tuple[PrometheusExposition, str]]:
-    exposed = enable_prometheus("yuxi-test", set_global=False)
-    port = exposed.serve("127.0.0.1", 0)
-    try:
-        yield exposed, f"http://127.0.0.1:{port}/metrics"
-    finally:
-        exposed.shutdown()
-        use_meter_provider(None)
 
 
 @pytest.fixture
@@ -96,10 +84,10 @@ def _refused(line: str) -> bool:
 
 
 def test_runs_refusals_waiting_points_and_streams_are_scraped(
-    exposition: tuple[PrometheusExposition, str],
+    metrics_url: str,
     server: tuple[str, dict[str, str], threading.Event],
 ) -> None:
-    _, metrics = exposition
+    metrics = metrics_url
     base, tokens, gate = server
     auth = {"Authorization": f"Bearer {tokens['mei']}"}
     before = scrape(metrics)
