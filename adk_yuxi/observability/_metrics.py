@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -43,16 +42,6 @@ _log = logging.getLogger("adk_yuxi.observability")
 _TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320, 640]
 _QUERY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 _WAIT_BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
-_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}")
-
-
-def error_code(error: str | None) -> str | None:
-    """The code a ledger error starts with (``CODE: words``, or a bare code); None when
-    the text has none (free words would make an unbounded attribute)."""
-    if not error:
-        return None
-    head = error.split(":", 1)[0].strip()
-    return head if _CODE.fullmatch(head) else "other"
 
 
 @dataclass(frozen=True)
@@ -256,17 +245,17 @@ class YuxiMetrics:
 
     # -- recorders: one line at each call site ----------------------------------------
 
-    def run_closed(self, status: str, error: str | None) -> None:
-        code = error_code(error) if status == "failed" else None
+    def run_closed(self, status: str, code: str | None) -> None:
+        """`code`: a failed run's public error code (`ledger._codes.run_error_code`)."""
         attrs = {"yuxi.run.outcome": status}
         if code is not None:
             attrs["error.type"] = code
         self.runs.add(1, attrs)
 
-    def lease_expired(self, error: str) -> None:
-        """A run closed as failed (`error`) because its worker's lease lapsed."""
+    def lease_expired(self, code: str) -> None:
+        """A run closed as failed (`code`) because its worker's lease lapsed."""
         self.lease_expirations.add(1)
-        self.run_closed("failed", error)
+        self.run_closed("failed", code)
 
     def turn(self, seconds: float, status: str, agent: str) -> None:
         attrs = {"yuxi.run.outcome": status, "gen_ai.agent.name": agent}

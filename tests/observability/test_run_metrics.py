@@ -23,7 +23,7 @@ async def _scrape(url: str) -> Any:
     return await asyncio.to_thread(scrape, url)
 
 
-async def test_lapsed_leases_are_counted_expired_or_taken_over(
+async def test_runs_by_outcome_and_leases_expired_or_taken_over(
     db_url: str, metrics_url: str
 ) -> None:
     store = SqlStore(db_url)
@@ -39,6 +39,10 @@ async def test_lapsed_leases_are_counted_expired_or_taken_over(
         await asyncio.sleep(0.1)
         await ledger.take_over(lapsed.run_id, "taker", 60)
         assert await ledger.finish(lapsed.run_id, "taker", "completed")
+        for i, error in enumerate(["TypeError: boom", "AGENT_EXECUTION_REVOKED: revoked"]):
+            key = {**KEY, "session_id": f"f{i}"}
+            failing = await ledger.begin(**key, invocation_id="e", worker="w", lease_seconds=60)
+            assert await ledger.finish(failing.run_id, "w", "failed", error)
         scraped = await _scrape(metrics_url)
     finally:
         await store.close()
@@ -47,6 +51,9 @@ async def test_lapsed_leases_are_counted_expired_or_taken_over(
     failed = {"yuxi_run_outcome": "failed", "error_type": LEASE_LAPSED}
     assert scraped.value("yuxi_runs_total", **failed) == 1
     assert scraped.value("yuxi_runs_total", yuxi_run_outcome="completed") == 1
+    # The code a caller sees in the run's status: an exception is an internal error.
+    for code in ("internal_error", "AGENT_EXECUTION_REVOKED"):
+        assert scraped.value("yuxi_runs_total", yuxi_run_outcome="failed", error_type=code) == 1
 
 
 async def test_tool_failures_and_repairs_are_counted_apart_from_refusals(
