@@ -62,7 +62,9 @@ async def measure(turns: int, rounds: int) -> dict[str, dict[str, float]]:
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
 
-                def contender(provider: MeterProvider, scrape: bool) -> Callable[[], Awaitable[int]]:
+                def contender(
+                    provider: MeterProvider, scrape: bool
+                ) -> Callable[[], Awaitable[int]]:
                     async def run() -> int:
                         use_meter_provider(provider)
                         for _ in range(turns):
