@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 
 from adk_yuxi.observability import enable_prometheus, use_meter_provider
-from tests.sql_backends import db_url, pg_schema
+from tests.sql_backends import db_url, pg_schema, services
 
-__all__ = ["db_url", "metrics_url", "pg_schema"]
+__all__ = ["db_url", "metrics_url", "pg_schema", "services"]
 
 
 @pytest.fixture

@@ -7,10 +7,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from google.adk.tools.function_tool import FunctionTool
+from google.adk.tools.tool_context import ToolContext
+
 from adk_yuxi._sql import SqlStore
-from adk_yuxi.ledger import LEASE_LAPSED, RunLedger, SessionRuns
+from adk_yuxi.ledger import LEASE_LAPSED, LeaseHeld, LedgerPlugin, RunLedger, SessionRuns
+from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
+from tests.base_tools._harness import APP, USER, make_runner, run, user_text
 from tests.guards._kit import TOOLS, app_for, guard_kit, turn
 from tests.sql_backends import PG_URL
 
@@ -112,3 +117,38 @@ async def test_a_wait_for_a_pooled_postgresql_connection_is_seen(
     assert after.value("db_client_connection_pending_requests", **pool) == 0
     waited = after.value("db_client_connection_wait_time_seconds_sum", **pool)
     assert waited >= 0.5  # the second read waited for the first to give it back
+
+
+async def test_a_run_taken_over_in_flight_is_a_lease_lost_here(
+    services: YuxiServices, metrics_url: str
+) -> None:
+    async def stalls(tool_context: ToolContext) -> dict[str, Any]:
+        """Stalls while worker B takes the run over (its lease made to lapse)."""
+        active = plugin.run_of(tool_context.invocation_id)
+        assert active is not None
+        ledger = RunLedger(services.store)
+        for _ in range(100):
+            await ledger.renew(active.run_id, active.worker, 0.01)
+            await asyncio.sleep(0.05)
+            try:
+                await ledger.take_over(active.run_id, "B", 30)
+                break
+            except LeaseHeld:
+                continue
+        for _ in range(200):  # until the next renewal finds the run taken
+            if active.lost:
+                break
+            await asyncio.sleep(0.05)
+        return {"done": True}
+
+    plugin = LedgerPlugin(services.store, lease_seconds=30, renew_every=0.3)
+    runner, _, _ = make_runner(services, [call("stalls"), "never said"], ledger=plugin)
+    runner.agent.tools.append(FunctionTool(stalls))  # type: ignore[union-attr]
+    session = await services.session_service.create_session(app_name=APP, user_id=USER)
+    events = await run(runner, session.id, user_text("go"))
+    assert events[-1].error_code == "WORKER_LEASE_EXPIRED"
+    scraped = await _scrape(metrics_url)
+    assert scraped.value("yuxi_lease_takeovers_total") == 1
+    assert scraped.value("yuxi_lease_losses_total") == 1
+    assert scraped.value("yuxi_runs_total") == 0  # B holds it: nobody closed it yet
+    assert scraped.value("yuxi_turn_duration_seconds_count") == 0
