@@ -41,6 +41,7 @@ _log = logging.getLogger("adk_yuxi.observability")
 # Seconds: a turn is a model round trip or many (up to minutes with tools).
 _TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320, 640]
 _QUERY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+_HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
 _WAIT_BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
 
 
@@ -212,6 +213,12 @@ class YuxiMetrics:
         self.sse_streams = meter.create_up_down_counter(
             "yuxi.sse.active_streams", unit="{stream}", description="Event streams open now."
         )
+        self.http_duration = meter.create_histogram(
+            "http.server.request.duration",
+            unit="s",
+            description="HTTP requests of the host API, to the last byte of the response.",
+            explicit_bucket_boundaries_advisory=_HTTP_BUCKETS,
+        )
         self.pool_wait = meter.create_histogram(
             "db.client.connection.wait_time",
             unit="s",
@@ -282,6 +289,15 @@ class YuxiMetrics:
         if error is not None:
             attrs["error.type"] = error
         self.knowledge_duration.record(seconds, attrs)
+
+    def http_request(self, method: str, route: str | None, status: int, seconds: float) -> None:
+        attrs: dict[str, str | int] = {
+            "http.request.method": method,
+            "http.response.status_code": status,
+        }
+        if route is not None:
+            attrs["http.route"] = route
+        self.http_duration.record(seconds, attrs)
 
     def pool_waited(self, pool: str, seconds: float) -> None:
         self.pool_wait.record(seconds, {_POOL: pool})

@@ -115,6 +115,7 @@ def test_runs_refusals_waiting_points_and_streams_are_scraped(
                 == 1
             )
             assert during.value("yuxi_runs_total") == 0
+            time.sleep(0.5)  # the stream stays open at least this long
             gate.set()
             statuses = [line for line in lines if line.startswith('data: {"status"')]
         assert '"completed"' in statuses[-1]
@@ -131,6 +132,14 @@ def test_runs_refusals_waiting_points_and_streams_are_scraped(
     assert paused.value("yuxi_runs_total", yuxi_run_outcome="waiting") == 1
     assert paused.value("yuxi_waitpoints_pending", yuxi_app_name="planner") == 1
     assert paused.value("yuxi_waitpoints_pending", yuxi_app_name="secret") == 0
+    # Requests by route template (never the ids), the streams timed to their end.
+    created = {"http_request_method": "POST", "http_response_status_code": "201"}
+    sessions = "/v1/agents/{agent_id}/sessions"
+    assert paused.value("http_server_request_duration_seconds_count", **created) == 1
+    assert paused.has("http_server_request_duration_seconds_count", http_route=sessions)
+    runs = f"{sessions}/{{session_id}}/runs"
+    streamed = paused.value("http_server_request_duration_seconds_sum", http_route=runs)
+    assert streamed >= 0.5  # the first stream stayed open while the test scraped
     # The store's connections: the SQLite writer at least, idle between requests.
     assert paused.has("db_client_connection_count", db_client_connection_state="idle")
     assert paused.value("db_client_connection_max") >= 1
