@@ -9,6 +9,8 @@ import pytest
 
 from tests.packaging._blocked import run_without_extras
 
+pytestmark = pytest.mark.slow
+
 LINE = (
     "Error: Serving metrics for Prometheus needs the 'prometheus-client' package, which is"
     " not installed: pip install 'adk-yuxi[observability]'"
