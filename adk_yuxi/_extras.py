@@ -13,7 +13,14 @@ from .errors import MissingExtraError
 __all__ = ["missing_extra", "require_extra"]
 
 # Import names whose distribution is named otherwise, for the message.
-_PACKAGES: dict[str, str] = {"PIL": "pillow", "rapidocr_onnxruntime": "rapidocr-onnxruntime"}
+_PACKAGES: dict[str, str] = {
+    "PIL": "pillow",
+    "rapidocr_onnxruntime": "rapidocr-onnxruntime",
+    "prometheus_client": "prometheus-client",
+    "opentelemetry.exporter.prometheus": "opentelemetry-exporter-prometheus",
+    "opentelemetry.sdk.metrics": "opentelemetry-sdk",
+    "opentelemetry.sdk.resources": "opentelemetry-sdk",
+}
 
 
 def _installed(module: str) -> bool:

@@ -212,6 +212,15 @@ PUBLIC: dict[str, set[str]] = {
         "resolve_model",
         "warn_if_model_unusable",
     },
+    "adk_yuxi.observability": {
+        "METER_NAME",
+        "PrometheusExposition",
+        "YuxiMetrics",
+        "enable_prometheus",
+        "instruments",
+        "use_meter_provider",
+        "watch_pending_waitpoints",
+    },
     "adk_yuxi.runtime": {
         "ToolRetrieval",
         "ADMIN_ONLY_FIELDS",

@@ -11,9 +11,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from ..observability._metrics import PoolState
 from ._tx import Params, Tx
 from .urls import Backend, DatabaseTarget
 
@@ -26,6 +28,9 @@ class StoreBackend(ABC):
     def __init__(self, target: DatabaseTarget, engine: AsyncEngine) -> None:
         self.target = target
         self.engine = engine
+        self.pool_name = target.redacted()
+        self.waiting = 0
+        """Tasks waiting for a connection now (`db.client.connection.pending_requests`)."""
 
     @abstractmethod
     async def write_one(self, sql: str, params: Params | None) -> int:
@@ -47,6 +52,15 @@ class StoreBackend(ABC):
         """Opens the connections a busy process will want, before it is busy; how
         many are open. Nothing to open by default."""
         return 0
+
+    def pool_state(self) -> PoolState:
+        """The engine's pool as of now (a pool without sizes, such as SQLite's for
+        files, counts what it has checked out)."""
+        pool: Any = self.engine.sync_engine.pool
+        used = int(pool.checkedout()) if hasattr(pool, "checkedout") else 0
+        idle = int(pool.checkedin()) if hasattr(pool, "checkedin") else 0
+        size = int(pool.size()) if hasattr(pool, "size") else used + idle
+        return PoolState(self.pool_name, used, idle, size, self.waiting)
 
     @abstractmethod
     def default_blob_dir(self) -> Path:

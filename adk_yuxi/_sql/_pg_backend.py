@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -29,6 +30,7 @@ from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.util import greenlet_spawn
 
+from ..observability._metrics import instruments
 from ._backend import StoreBackend
 from ._pg_errormap import PG_CONNECT_ERRORS, PG_ERRORS, translate_pg, translate_pg_connect
 from ._tx import Params, Row, Tx
@@ -80,20 +82,26 @@ class _Unit:
     or the link failed; then its state is unknown and it is closed without waiting.
     """
 
-    __slots__ = ("_broken", "_engine", "_fairy", "_transaction", "_transactional")
+    __slots__ = ("_backend", "_broken", "_fairy", "_transaction", "_transactional")
 
-    def __init__(self, engine: Any, transactional: bool) -> None:
-        self._engine = engine
+    def __init__(self, backend: PostgresBackend, transactional: bool) -> None:
+        self._backend = backend
         self._transactional = transactional
         self._fairy: Any = None
         self._transaction: Any = None
         self._broken = False
 
     async def __aenter__(self) -> PgTx:
+        backend = self._backend
+        backend.waiting += 1
+        start = time.perf_counter()
         try:
-            self._fairy = await self._engine.raw_connection()
+            self._fairy = await backend.engine.raw_connection()
         except PG_CONNECT_ERRORS as exc:
             raise translate_pg_connect(exc) from exc
+        finally:
+            backend.waiting -= 1
+            instruments().pool_waited(backend.pool_name, time.perf_counter() - start)
         conn = self._fairy.driver_connection
         if self._transactional:
             try:
@@ -199,14 +207,14 @@ class PostgresBackend(StoreBackend):
     name: Backend = "postgresql"
 
     async def write_one(self, sql: str, params: Params | None) -> int:
-        async with _Unit(self.engine, transactional=False) as tx:
+        async with _Unit(self, transactional=False) as tx:
             return await tx.execute(sql, params)
 
     def write(self) -> AbstractAsyncContextManager[Tx]:
-        return _Unit(self.engine, transactional=True)
+        return _Unit(self, transactional=True)
 
     def read(self) -> AbstractAsyncContextManager[Tx]:
-        return _Unit(self.engine, transactional=False)
+        return _Unit(self, transactional=False)
 
     async def warm(self) -> int:
         """Fills the pool, each connection with the store's tables known to its server

@@ -14,12 +14,14 @@ import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
+from ..observability._metrics import PoolState
 from ._backend import StoreBackend
 from ._sqlite import InlineWriter, open_inline
 from ._sqlite_tx import AioSqliteTx, InlineReadTx, InlineTx
@@ -98,6 +100,12 @@ class SqliteBackend(StoreBackend):
         for pragma in sqlite_pragmas(self._busy_timeout_ms):
             await conn.execute(pragma)
         return conn
+
+    def pool_state(self) -> PoolState:
+        """The engine's pool (aiosqlite readers, migrations) and the inline writer."""
+        state = super().pool_state()
+        busy = 1 if self.writer.lock.locked() else 0
+        return replace(state, used=state.used + busy, idle=state.idle + 1 - busy, max=state.max + 1)
 
     async def lock_schema(self, conn: AsyncConnection) -> None:
         # DDL is transactional in SQLite; IMMEDIATE takes the write lock up front

@@ -21,6 +21,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .._extras import require_extra
+from ..observability._metrics import PoolState, track_pool
 from ._backend import StoreBackend
 from ._sqlite_backend import SqliteBackend
 from ._tx import IntegrityViolation, Params, Row, Tx
@@ -86,11 +87,16 @@ class SqlStore:
         self._background: set[asyncio.Task[None]] = set()
         self._ready_lock = asyncio.Lock()
         self._closed = False
+        track_pool(self)
 
     @property
     def description(self) -> str:
         """The database URL with any password hidden, paths as the caller wrote them."""
         return self.target.redacted()
+
+    def pool_state(self) -> PoolState:
+        """Its connections as of now, for the metrics (`db.client.connection.*`)."""
+        return self._backend.pool_state()
 
     def default_blob_dir(self) -> Path:
         """Where artifact payloads go when the caller names no directory."""

@@ -11,6 +11,7 @@ import click
 from ._api_banner import startup_banner
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
+from ._metrics import MetricsServing, metrics_options
 
 __all__ = ["add_api_commands"]
 
@@ -72,6 +73,7 @@ __all__ = ["add_api_commands"]
     type=click.FloatRange(min=0, min_open=True),
     help="How long GET .../events follows a run before it ends (the client follows again).",
 )
+@metrics_options
 @GC_OPTION
 def serve_api(
     db: str,
@@ -86,6 +88,8 @@ def serve_api(
     cancel_poll_seconds: float,
     heartbeat_seconds: float,
     follow_seconds: float,
+    metrics_port: int | None,
+    metrics_path: str | None,
     gc_threshold: int,
 ) -> None:
     """Serve the authenticated host API for agent runs over HTTP."""
@@ -96,6 +100,7 @@ def serve_api(
     from adk_yuxi.host import ApiConfig, create_app
     from adk_yuxi.runtime import AgentCatalog
 
+    metrics = MetricsServing("yuxi-api", metrics_port, metrics_path)
     try:
         catalog = AgentCatalog.from_yaml(*agent_paths)
         if not catalog.names():
@@ -115,12 +120,15 @@ def serve_api(
         )
         config.check_folders()
         app = create_app(config)
+        app.router.routes.extend(metrics.routes([getattr(r, "path", "") for r in app.routes]))
         # Reached and migrated before serving: a wrong URL is one line, not a traceback
         # from inside the server's startup.
         asyncio.run(_prepare_database(config.database_url))
     except (YuxiError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(startup_banner(app, config, host, port), err=True)
+    metrics.start(host, port)
+    metrics.announce(f"http://{host}:{port}")
     tune_for_serving(gc_threshold)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
 

@@ -18,6 +18,7 @@ import click
 
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
+from ._metrics import MetricsServing, metrics_options
 
 __all__ = ["kb", "serve"]
 
@@ -258,11 +259,23 @@ def serve() -> None:
     " key is read for its public half); created, private, if missing.",
 )
 @click.option("--stdio", is_flag=True, help="Serve over stdio instead of HTTP.")
+@metrics_options
 @GC_OPTION
 def serve_knowledge(
-    db: str, host: str, port: int, key: Path, stdio: bool, gc_threshold: int
+    db: str,
+    host: str,
+    port: int,
+    key: Path,
+    stdio: bool,
+    metrics_port: int | None,
+    metrics_path: str | None,
+    gc_threshold: int,
 ) -> None:
     """Serve the knowledge MCP server (streamable HTTP at /mcp, or stdio)."""
+    if stdio and metrics_path is not None:
+        raise click.ClickException("--metrics-path needs the HTTP server (use --metrics-port)")
+    metrics = MetricsServing("yuxi-knowledge", metrics_port, metrics_path)
+
     from adk_yuxi.access import AccessRepository
     from adk_yuxi.knowledge import (
         DelegationKeys,
@@ -289,6 +302,8 @@ def serve_knowledge(
     except OSError as exc:
         raise click.ClickException(f"cannot create the key file {key}: {exc.strerror}") from None
 
+    metrics.start(host, port)
+
     async def main() -> None:
         store = KnowledgeStore(db)
         await store.prepare()
@@ -299,8 +314,10 @@ def serve_knowledge(
             if stdio:
                 await server.run_stdio_async()
                 return
-            async with serve_knowledge_http(server, host=host, port=port) as url:
+            routes = metrics.routes(["/mcp"])
+            async with serve_knowledge_http(server, host=host, port=port, routes=routes) as url:
                 click.echo(f"knowledge MCP server at {url} (Ctrl-C stops it)", err=True)
+                metrics.announce(url.removesuffix("/mcp"))
                 await asyncio.Event().wait()
         finally:
             await store.close()

@@ -33,6 +33,7 @@ from typing_extensions import override
 from .._adk import HookedReflectAndRetryPlugin
 from ..errors import ToolErrorCode, tool_error
 from ..models import MALFORMED_ARGUMENTS_KEY, declared_tool_names
+from ..observability._metrics import instruments
 from ._budget import RepairLedger, remember
 from ._schema_brief import parameters_schema, schema_brief
 
@@ -80,6 +81,7 @@ class CallRepairPlugin(HookedReflectAndRetryPlugin):
     ) -> dict[str, Any]:
         final_answer = tool.name == SetModelResponseTool.NAME
         charge = self.ledger.charge(ctx, f"{code} on {tool.name!r}", final_answer=final_answer)
+        instruments().repair(code, tool.name, charge.within)
         if code == "tool_not_available":
             request = self._declared.get(ctx.invocation_id)
             fields["available"] = [] if request is None else declared_tool_names(request)

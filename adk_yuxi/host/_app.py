@@ -7,6 +7,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from adk_yuxi.observability._http import HttpServerMetrics
+
 from ._artifacts import router as artifacts_router
 from ._config import ApiConfig
 from ._errors import install_error_handlers
@@ -58,4 +60,5 @@ def create_app(config: ApiConfig) -> FastAPI:
     app.add_middleware(JsonBodies)  # inside BodyLimit: the body is read by then
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(HeaderLimit, max_bytes=config.max_header_bytes)
+    app.add_middleware(HttpServerMetrics)  # outermost: every request, refused ones too
     return app

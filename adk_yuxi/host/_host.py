@@ -6,7 +6,7 @@ import asyncio
 import os
 import socket
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from google.adk.runners import Runner
@@ -14,6 +14,7 @@ from google.adk.runners import Runner
 from adk_yuxi.access import AccessRepository, Principal, ResourceKind
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.ledger import LedgerPlugin, RunLedger, per_user_workspaces
+from adk_yuxi.observability import watch_pending_waitpoints
 from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.waitpoints import WaitpointStore
@@ -53,6 +54,7 @@ class Host:
         self.agents: dict[str, AgentConfig] = {t.root: t.config(t.root) for t in trees}
         self.runners: dict[str, Runner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._unwatch: Callable[[], None] = lambda: None
         for root in self.agents:
             ledger = LedgerPlugin(
                 store,
@@ -85,6 +87,10 @@ class Host:
     async def start(self) -> None:
         await self.services.store.warm()  # the schema, then the pool's connections
         self.control.start()
+        self._unwatch = watch_pending_waitpoints(self._pending_waitpoints)
+
+    async def _pending_waitpoints(self) -> dict[str, int]:
+        return await self.waitpoints.count_pending([r.app_name for r in self.runners.values()])
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Runs `work` beside the request: a dropped connection does not cancel it."""
@@ -93,6 +99,7 @@ class Host:
         task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
+        self._unwatch()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -28,7 +28,7 @@ from ._control import Claim
 from ._errors import ApiError
 from ._host import Host
 from ._outcome import INTERNAL_ERROR, no_run_status, run_status
-from ._sse import HEARTBEAT, event_frame, frame
+from ._sse import HEARTBEAT, counted, event_frame, frame
 
 __all__ = ["follow_retried_run", "follow_session", "stream_run"]
 
@@ -123,7 +123,7 @@ def stream_run(
     host.spawn(_drive(host, runner, user_id, session_id, message, claim, out))
     headers = {**_HEADERS, "X-Run-Id": claim.run_id}
     relay = _relay(out, host.config.heartbeat_seconds)
-    return StreamingResponse(relay, media_type="text/event-stream", headers=headers)
+    return StreamingResponse(counted(relay, "run"), media_type="text/event-stream", headers=headers)
 
 
 def _after(events: list[Event], cursor: str | None) -> int | None:
@@ -214,7 +214,9 @@ async def follow_session(
             events = fresh.events
 
     headers = _HEADERS if run is None else {**_HEADERS, "X-Run-Id": run.run_id}
-    return StreamingResponse(frames(), media_type="text/event-stream", headers=headers)
+    return StreamingResponse(
+        counted(frames(), "follow"), media_type="text/event-stream", headers=headers
+    )
 
 
 async def follow_retried_run(

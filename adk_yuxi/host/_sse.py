@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from google.adk.events import Event
 
+from ..observability._metrics import instruments
 from ._public_errors import public_event
 
-__all__ = ["HEARTBEAT", "event_frame", "frame"]
+__all__ = ["HEARTBEAT", "counted", "event_frame", "frame"]
 
 HEARTBEAT = b": heartbeat\n\n"
 """A comment line: keeps a quiet stream's connection open through proxies."""
@@ -32,3 +34,15 @@ def event_frame(event: Event) -> bytes:
     event = public_event(event) or event
     data = event.model_dump_json(exclude_none=True, by_alias=True)
     return frame("adk_event", data, ident=event.id)
+
+
+async def counted(frames: AsyncIterator[bytes], kind: str) -> AsyncIterator[bytes]:
+    """`frames`, counted in `yuxi.sse.active_streams` from the first frame asked for
+    until the stream ends or the client goes (a response never sent is not counted)."""
+    streams, attrs = instruments().sse_streams, {"yuxi.sse.kind": kind}
+    streams.add(1, attrs)
+    try:
+        async for chunk in frames:
+            yield chunk
+    finally:
+        streams.add(-1, attrs)

@@ -16,7 +16,8 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable
+import time
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -25,8 +26,10 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, BeforeValidator, Field, StrictBool
 from pydantic_core import to_json
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.routing import BaseRoute
 
 from ..errors import YuxiError
+from ..observability._metrics import instruments
 from ._errors import KnowledgeError
 from ._results import (
     RESULT_FORM_HEADER,
@@ -101,14 +104,21 @@ def _result(value: BaseModel | dict[str, Any], text: bool = True) -> CallToolRes
     )
 
 
-async def _answer(call: Awaitable[BaseModel | dict[str, Any]], ctx: Context) -> CallToolResult:
+async def _answer(
+    tool: str, call: Awaitable[BaseModel | dict[str, Any]], ctx: Context
+) -> CallToolResult:
+    start, error = time.perf_counter(), None
     try:
         return _result(await call, _text_copy(ctx))
     except KnowledgeError as exc:
+        error = "refused"
         raise ToolError(str(exc)) from None
     except (YuxiError, SQLAlchemyError, sqlite3.Error, OSError) as exc:
+        error = "unavailable"
         _log.warning("knowledge call failed: %s", exc)
         raise ToolError("the knowledge service is unavailable; try again later") from None
+    finally:
+        instruments().knowledge_call(tool, time.perf_counter() - start, error)
 
 
 def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge") -> MCPServer:
@@ -117,7 +127,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     @server.tool(name="list_kbs")
     async def list_kbs(ctx: Context) -> Annotated[CallToolResult, ListKbsResult]:
         """Lists the knowledge bases visible in this call, with their ids and file counts."""
-        return await _answer(service.list_kbs(_token(ctx)), ctx)
+        return await _answer("list_kbs", service.list_kbs(_token(ctx)), ctx)
 
     @server.tool(name="query_kb")
     async def query_kb(
@@ -132,7 +142,9 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         ] = None,
     ) -> Annotated[CallToolResult, QueryResult]:
         """Searches a knowledge base and returns ranked chunks with their file and lines."""
-        return await _answer(service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id), ctx)
+        return await _answer(
+            "query_kb", service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id), ctx
+        )
 
     @server.tool(name="find_kb_document")
     async def find_kb_document(
@@ -151,6 +163,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     ) -> Annotated[CallToolResult, FindResult]:
         """Finds lines of a parsed document matching any pattern, with line numbers."""
         return await _answer(
+            "find_kb_document",
             service.find_kb_document(
                 _token(ctx), kb_id, file_id, patterns, use_regex, case_sensitive,
                 max_windows, window_size,
@@ -181,6 +194,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         """Reads a window of a parsed document; continue with next_offset, or within a
         long line with the same line and next_char_offset."""
         return await _answer(
+            "open_kb_document",
             service.open_kb_document(
                 _token(ctx), kb_id, file_id, line, offset, window_size, char_offset
             ),
@@ -198,20 +212,29 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         limit: Annotated[int, Whole, Field(ge=1, le=100)] = 20,
     ) -> Annotated[CallToolResult, SearchFileResult]:
         """Finds files by name across the visible knowledge bases, one page at a time."""
-        return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit), ctx)
+        return await _answer(
+            "search_file", service.search_file(_token(ctx), kb_name, query, offset, limit), ctx
+        )
 
     return server
 
 
 @contextlib.asynccontextmanager
 async def serve_knowledge_http(
-    server: MCPServer, *, host: str = "127.0.0.1", port: int = 0, json_response: bool = True
+    server: MCPServer,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    json_response: bool = True,
+    routes: Sequence[BaseRoute] = (),
 ) -> AsyncIterator[str]:
     """Runs the server over streamable HTTP (stateless; JSON responses by default) in
-    this event loop and yields its URL; stops it on exit."""
+    this event loop and yields its URL; stops it on exit. `routes` are served beside
+    ``/mcp`` (the metrics path)."""
     import uvicorn
 
     app = server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
+    app.router.routes.extend(routes)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     runner = uvicorn.Server(config)
     task = asyncio.create_task(runner.serve())

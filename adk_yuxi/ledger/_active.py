@@ -34,6 +34,7 @@ class ActiveRun:
     error: str | None = None  # the first error event's code and message
     lease_until: float = 0.0  # the lease as this worker last set it, by its own clock
     renewer: asyncio.Task[None] | None = field(default=None, repr=False)
+    began: float = field(default_factory=time.monotonic)  # claimed here (the turn's start)
 
     @property
     def run_id(self) -> str:

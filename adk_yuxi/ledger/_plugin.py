@@ -51,6 +51,7 @@ from .._sql.store import SqlStore, make_store
 from ..access import AccessRepository
 from ..errors import RunStopped, ToolErrorCode, tool_error
 from ..marks import MarkStore
+from ..observability._metrics import instruments
 from ..waitpoints import WaitpointStore
 from ._active import ActiveRun, HeldRuns
 from ._errors import AnswerAlreadyResumed, LedgerError, WorkerLeaseExpired
@@ -213,6 +214,7 @@ class LedgerPlugin(BasePlugin):
                 active.lease_until = until
             else:
                 logger.warning("run %s was taken over by another worker", active.run_id)
+                instruments().lease_losses.add(1)
                 active.stop(WorkerLeaseExpired)
 
     async def _close(self, active: ActiveRun, status: str, error: str | None = None) -> None:
@@ -227,6 +229,8 @@ class LedgerPlugin(BasePlugin):
         except Exception:
             logger.exception("closing run %s as %s failed", active.run_id, status)
             return
+        if closed:
+            instruments().turn(time.monotonic() - active.began, status, active.record.agent_name)
         if closed and active.reported:  # until `disown`
             now = time.time()
             self.held.closed[active.record.invocation_id] = replace(
@@ -309,6 +313,7 @@ class LedgerPlugin(BasePlugin):
                 denial = "the lease could not be checked"
             if denial is not None:
                 logger.warning("run %s stops: %s", active.run_id, denial)
+                instruments().lease_losses.add(1)
                 active.stop(WorkerLeaseExpired)
         return active.stopped
 

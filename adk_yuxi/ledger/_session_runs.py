@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from .._sql.store import IntegrityViolation, SqlStore
+from ..observability._metrics import instruments
 from ._errors import RunEnded, RunInProgress, RunNotFound, RunWaiting
 from ._store import _COLUMNS, LEASE_LAPSED, RunRecord, record_of
 
@@ -76,6 +77,8 @@ class SessionRuns:
             )
             if changed == 1:
                 await tx.execute(_WITHDRAW, params)
+        if changed == 1:
+            instruments().lease_expired(LEASE_LAPSED)
         return changed == 1
 
     async def current(self, *, app_name: str, user_id: str, session_id: str) -> RunRecord | None:
@@ -200,20 +203,22 @@ class SessionRuns:
         params = {"r": run.run_id, "now": now}
         await self.expire(run.run_id)
         async with self.store.write() as tx:
-            changed = await tx.execute(
+            closed = await tx.execute(
                 "UPDATE yx_runs SET status = 'cancelled', error = 'cancelled by the caller',"
                 " cancel_requested_at = :now, updated_at = :now, ended_at = :now"
                 " WHERE run_id = :r AND status = 'waiting'",
                 params,
             )
-            if changed == 1:
+            if closed == 1:
                 await tx.execute(_WITHDRAW, params)
-            changed += await tx.execute(
+            changed = closed + await tx.execute(
                 "UPDATE yx_runs SET cancel_requested_at = :now, updated_at = :now"
                 " WHERE run_id = :r AND status = 'running' AND cancel_requested_at IS NULL",
                 params,
             )
             row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE run_id = :r", params)
+        if closed == 1:
+            instruments().run_closed("cancelled", None)
         if row is None:
             raise RunNotFound(run.run_id)
         return record_of(row), changed == 1

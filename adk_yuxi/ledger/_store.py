@@ -17,7 +17,9 @@ from typing import Any
 
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import IntegrityViolation, SqlStore, Tx
+from ..observability._metrics import instruments
 from . import _schema  # noqa: F401  (registers the table)
+from ._codes import LEASE_LAPSED, run_error_code
 from ._errors import (
     LeaseExpired,
     LeaseHeld,
@@ -36,8 +38,6 @@ _COLUMNS = (
     "run_id, app_name, user_id, session_id, invocation_id, agent_name, worker,"
     " lease_expires_at, status, error, started_at, updated_at, ended_at, cancel_requested_at"
 )
-LEASE_LAPSED = "worker_lease_expired"
-"""The `error` of a run closed because its worker's lease lapsed."""
 
 _KEY = "app_name = :a AND user_id = :u AND session_id = :s AND invocation_id = :i"
 # A new invocation; nothing when it is recorded already (a unique index decides a race).
@@ -250,6 +250,8 @@ class RunLedger:
                 "ended": None if status == WAITING else now,
             },
         )
+        if changed == 1:
+            instruments().run_closed(status, run_error_code(status, error))
         return changed == 1
 
     async def take_over(self, run_id: str, worker: str, lease_seconds: float) -> RunRecord:
@@ -272,6 +274,7 @@ class RunLedger:
             raise RunNotFound(run_id)
         record = record_of(row)
         if changed == 1:
+            instruments().lease_takeovers.add(1)
             return record
         if record.status == WAITING:
             raise RunWaiting(record.session_id, record.run_id)

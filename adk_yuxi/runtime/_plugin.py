@@ -31,6 +31,7 @@ from typing_extensions import override
 from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
 from ..access import AccessDenied, AgentExecutionRevoked, NotFoundError, Principal
+from ..observability._metrics import instruments
 from ._binding import Run, RunBindings, model_step
 from ._budget import RunBudget
 from ._cache import RuntimeCache
@@ -363,7 +364,9 @@ class AuthorizationPlugin(TreeChecks):
             self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, error.detail)
             return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name)
         logger.error("tool %r failed", name, exc_info=error)
-        if run.budget.failures.charge(ToolErrorCode.TOOL_FAILED.value):
+        within = run.budget.failures.charge(ToolErrorCode.TOOL_FAILED.value)
+        instruments().tool_failure(name, within)
+        if within:
             self._refuse(run, ToolErrorCode.TOOL_FAILED, name, repr(error))
             return tool_error(ToolErrorCode.TOOL_FAILED, name)
         self._stop(run, ToolFailureLimitReached, f"{run.budget.failures.total} failures", name)

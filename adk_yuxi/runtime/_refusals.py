@@ -15,6 +15,8 @@ from google.genai import types
 
 from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
+from ..observability._metrics import instruments
+
 __all__ = ["CAPABILITY_LIMITED", "Refusal", "RefusalHook", "Reporter", "stop_response"]
 
 CAPABILITY_LIMITED = "capability_limited"
@@ -94,6 +96,8 @@ class Reporter:
             detail,
             extra={"yuxi_event": refusal.event, "yuxi_refusal": refusal.as_dict()},
         )
+        if code != ToolErrorCode.TOOL_FAILED:  # a failure, counted as one (`tool_failure`)
+            instruments().refusal(code, tool, agent)
         if self._hook is not None:
             self._hook(refusal)
 

@@ -222,6 +222,19 @@ class WaitpointStore:
         last = rows[page_size - 1]
         return WaitpointPage(rows[:page_size], _encode_token(last.created_at, last.id))
 
+    async def count_pending(self, app_names: Sequence[str]) -> dict[str, int]:
+        """Pending points of each app (for the `yuxi.waitpoints.pending` gauge)."""
+        counts = dict.fromkeys(app_names, 0)
+        async with self.store.read() as tx:
+            for app in counts:
+                row = await tx.fetchone(
+                    "SELECT count(*) FROM yx_waitpoints WHERE app_name = :app"
+                    " AND status = 'pending'",
+                    {"app": app},
+                )
+                counts[app] = int(row[0]) if row is not None else 0
+        return counts
+
     async def answer(self, waitpoint_id: str, answers: Any, *, user_id: str) -> Waitpoint:
         """Validates `answers` against the stored questions and records them.
 

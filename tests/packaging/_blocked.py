@@ -16,7 +16,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-# Top-level modules that only the extras install (postgres, documents, knowledge, web).
+# Top-level modules that only the extras install (postgres, documents, knowledge, web,
+# observability: its OpenTelemetry SDK comes with google-adk, the Prometheus client not).
 EXTRA_MODULES = (
     "asyncpg",
     "markitdown",
@@ -29,6 +30,7 @@ EXTRA_MODULES = (
     "regex",
     "tqdm",
     "bm25s",
+    "prometheus_client",
 )
 
 _BLOCKER = """
