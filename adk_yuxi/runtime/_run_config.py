@@ -3,16 +3,17 @@
 ADK builds its GenAI telemetry for every model call whether or not anything records
 it. Its default (experimental) semantic conventions turn the whole request (messages,
 system instruction, every tool declaration) into attribute values; the stable ones
-cost about half. With no OpenTelemetry provider installed (traces, logs, metrics), neither
-output goes anywhere, so a host asks for the cheaper one; once a provider is set (by
-the operator, before or after start) runs get ADK's default again.
+cost about half. With no OpenTelemetry tracer or logger provider installed, neither
+output goes anywhere, so a host asks for the cheaper one; once one is set (by the
+operator, before or after start) runs get ADK's default again. A meter provider alone
+does not count: ADK's metrics are the same under both conventions.
 """
 
 from __future__ import annotations
 
 from google.adk.agents.run_config import RunConfig
 from google.adk.telemetry.context import TelemetryConfig
-from opentelemetry import _logs, metrics, trace
+from opentelemetry import _logs, trace
 
 __all__ = ["host_run_config", "telemetry_recorded"]
 
@@ -25,11 +26,11 @@ def _api_only(provider: object, api_module: str) -> bool:
 
 
 def telemetry_recorded() -> bool:
-    """Whether this process has an OpenTelemetry tracer, logger or meter provider."""
+    """Whether this process has an OpenTelemetry tracer or logger provider (what the
+    semconv choice changes)."""
     return not (
         _api_only(trace.get_tracer_provider(), "opentelemetry.trace")
         and _api_only(_logs.get_logger_provider(), "opentelemetry._logs")
-        and _api_only(metrics.get_meter_provider(), "opentelemetry.metrics")
     )
 
 
