@@ -27,6 +27,8 @@ from pydantic_core import to_json
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import YuxiError
+from ..observability import TracedRequests
+from ..observability._tracing import span
 from ._errors import KnowledgeError
 from ._results import (
     RESULT_FORM_HEADER,
@@ -101,14 +103,20 @@ def _result(value: BaseModel | dict[str, Any], text: bool = True) -> CallToolRes
     )
 
 
-async def _answer(call: Awaitable[BaseModel | dict[str, Any]], ctx: Context) -> CallToolResult:
+async def _answer(
+    tool: str, call: Awaitable[BaseModel | dict[str, Any]], ctx: Context
+) -> CallToolResult:
+    """The call's result; its span (`yuxi.knowledge.<tool>`) gets the delegation's
+    subject, the bases visible and the hits from the service as it answers."""
     try:
-        return _result(await call, _text_copy(ctx))
+        with span(f"yuxi.knowledge.{tool}", {"gen_ai.tool.name": tool}):
+            value = await call
     except KnowledgeError as exc:
         raise ToolError(str(exc)) from None
     except (YuxiError, SQLAlchemyError, sqlite3.Error, OSError) as exc:
         _log.warning("knowledge call failed: %s", exc)
         raise ToolError("the knowledge service is unavailable; try again later") from None
+    return _result(value, _text_copy(ctx))
 
 
 def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge") -> MCPServer:
@@ -117,7 +125,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     @server.tool(name="list_kbs")
     async def list_kbs(ctx: Context) -> Annotated[CallToolResult, ListKbsResult]:
         """Lists the knowledge bases visible in this call, with their ids and file counts."""
-        return await _answer(service.list_kbs(_token(ctx)), ctx)
+        return await _answer("list_kbs", service.list_kbs(_token(ctx)), ctx)
 
     @server.tool(name="query_kb")
     async def query_kb(
@@ -132,7 +140,8 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         ] = None,
     ) -> Annotated[CallToolResult, QueryResult]:
         """Searches a knowledge base and returns ranked chunks with their file and lines."""
-        return await _answer(service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id), ctx)
+        call = service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id)
+        return await _answer("query_kb", call, ctx)
 
     @server.tool(name="find_kb_document")
     async def find_kb_document(
@@ -151,6 +160,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
     ) -> Annotated[CallToolResult, FindResult]:
         """Finds lines of a parsed document matching any pattern, with line numbers."""
         return await _answer(
+            "find_kb_document",
             service.find_kb_document(
                 _token(ctx), kb_id, file_id, patterns, use_regex, case_sensitive,
                 max_windows, window_size,
@@ -181,6 +191,7 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         """Reads a window of a parsed document; continue with next_offset, or within a
         long line with the same line and next_char_offset."""
         return await _answer(
+            "open_kb_document",
             service.open_kb_document(
                 _token(ctx), kb_id, file_id, line, offset, window_size, char_offset
             ),
@@ -198,7 +209,8 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         limit: Annotated[int, Whole, Field(ge=1, le=100)] = 20,
     ) -> Annotated[CallToolResult, SearchFileResult]:
         """Finds files by name across the visible knowledge bases, one page at a time."""
-        return await _answer(service.search_file(_token(ctx), kb_name, query, offset, limit), ctx)
+        call = service.search_file(_token(ctx), kb_name, query, offset, limit)
+        return await _answer("search_file", call, ctx)
 
     return server
 
@@ -211,7 +223,10 @@ async def serve_knowledge_http(
     this event loop and yields its URL; stops it on exit."""
     import uvicorn
 
-    app = server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
+    # Each request joins the trace of the caller's `traceparent` (the runtime's tool call).
+    app = TracedRequests(
+        server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
+    )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     runner = uvicorn.Server(config)
     task = asyncio.create_task(runner.serve())
