@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from ..observability import RunIdOnRequest
 from ._artifacts import router as artifacts_router
 from ._config import ApiConfig
 from ._errors import install_error_handlers
@@ -58,4 +59,7 @@ def create_app(config: ApiConfig) -> FastAPI:
     app.add_middleware(JsonBodies)  # inside BodyLimit: the body is read by then
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(HeaderLimit, max_bytes=config.max_header_bytes)
+    # FastAPI makes each request's server span (route template, status, the caller's
+    # traceparent); this adds the run the request started or followed.
+    app.add_middleware(RunIdOnRequest)
     return app

@@ -1,12 +1,15 @@
-"""`TracedRequests`: one server span per HTTP request, in the caller's trace.
+"""HTTP server spans: `TracedRequests` makes them, `RunIdOnRequest` adds the run.
 
-An ASGI middleware (no framework needed: the host API's FastAPI app and the knowledge
-server's Starlette app both take it). It extracts the W3C `traceparent` the caller
-sent, so a request from a traced client (the runtime's MCP client, a gateway) joins
-the caller's trace, and makes the request's span current for everything the request
-does, the runs a host starts included. Attributes follow OpenTelemetry's HTTP server
-conventions; the route is the template the router matched (`/…/runs/{run_id}`), never
-the query string, a header or a body.
+`TracedRequests` is an ASGI middleware for an app that has no spans of its own (the
+knowledge server's Starlette app from the MCP SDK). It extracts the W3C `traceparent`
+the caller sent, so a request from a traced client (the runtime's MCP client, a
+gateway) joins the caller's trace, and makes the request's span current for
+everything the request does. Attributes follow OpenTelemetry's HTTP server
+conventions; the route is the template the router matched, never the query string, a
+header or a body.
+
+FastAPI (0.16x) makes that span itself, with the same conventions (the host API's);
+`RunIdOnRequest` adds the run a request started or followed to it (`yuxi.run.id`).
 """
 
 from __future__ import annotations
@@ -14,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, MutableMapping
 from typing import Any
 
-from opentelemetry import propagate
+from opentelemetry import propagate, trace
 from opentelemetry.propagators.textmap import Getter
 from opentelemetry.trace import SpanKind, StatusCode
 
 from ._tracing import span
 
-__all__ = ["RUN_ID_HEADER", "TracedRequests"]
+__all__ = ["RUN_ID_HEADER", "RunIdOnRequest", "TracedRequests"]
 
 RUN_ID_HEADER = b"x-run-id"
 """The response header naming the run a request started or followed (`yuxi.run.id`)."""
@@ -104,3 +107,27 @@ class TracedRequests:
                 run_id = seen.get("run_id") or _run_id(scope, ())
                 if run_id:
                     current.set_attribute("yuxi.run.id", run_id)
+
+
+class RunIdOnRequest:
+    """Sets `yuxi.run.id` on the current (the framework's request) span from the
+    response's `X-Run-Id` header or the route's `run_id`; nothing when it does not
+    record."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        current = trace.get_current_span()
+        if scope["type"] != "http" or not current.is_recording():
+            await self.app(scope, receive, send)
+            return
+
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                run_id = _run_id(scope, message.get("headers") or [])
+                if run_id:
+                    current.set_attribute("yuxi.run.id", run_id)
+            await send(message)
+
+        await self.app(scope, receive, watched)
