@@ -53,8 +53,8 @@ class _Nothing:
     def __enter__(self) -> trace.Span:
         return trace.INVALID_SPAN
 
-    def __exit__(self, *_exc: object) -> bool:
-        return False
+    def __exit__(self, *_exc: object) -> None:
+        return None
 
 
 _NOTHING = _Nothing()
