@@ -124,15 +124,19 @@ def _turns(registry: ToolRegistry, turns: int, stubbed: bool) -> Callable[[], Aw
 async def _phase(turns: int, rounds: int, between: Callable[[], None]) -> dict[str, float]:
     registry = _registry()
 
-    def contenders() -> dict[str, Callable[[], Awaitable[int]]]:
-        return {PLAIN: _turns(registry, turns, False), STUBBED: _turns(registry, turns, True)}
+    def contenders(flip: bool) -> dict[str, Callable[[], Awaitable[int]]]:
+        order = (STUBBED, PLAIN) if flip else (PLAIN, STUBBED)
+        return {name: _turns(registry, turns, name == STUBBED) for name in order}
 
     samples: dict[str, list[float]] = {PLAIN: [], STUBBED: []}
-    await timed_rounds(contenders(), 1)  # warm-up: imports, caches
+    await timed_rounds(contenders(False), 1)  # warm-up: imports, caches
     between()
-    for _ in range(rounds):
-        # CPU time of this process: a machine shared with other work distorts it less.
-        timed = await timed_rounds(contenders(), 1, clock=time.process_time)
+    for index in range(rounds):
+        # CPU time of this process (a machine shared with other work distorts it less),
+        # after a collection, each contender first in every other round.
+        timed = await timed_rounds(
+            contenders(index % 2 == 1), 1, clock=time.process_time, collect=True
+        )
         for name, values in timed.items():
             samples[name].extend(values)
         between()
@@ -157,11 +161,11 @@ def measure(turns: int, rounds: int) -> tuple[dict[str, float], dict[str, float]
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=40)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--turns", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--quick", action="store_true", help="fewer turns and rounds")
     args = parser.parse_args(argv)
-    turns, rounds = (15, 3) if args.quick else (args.turns, args.rounds)
+    turns, rounds = (5, 7) if args.quick else (args.turns, args.rounds)
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         print("a tracer provider is set already (another bench?): run this one alone")
         return
