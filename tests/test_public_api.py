@@ -261,6 +261,14 @@ PUBLIC: dict[str, set[str]] = {
         "run_budget",
         "telemetry_recorded",
     },
+    "adk_yuxi.observability": {
+        "INSTRUMENTATION_NAME",
+        "RunIdOnRequest",
+        "TracedRequests",
+        "inject_trace_context",
+        "traced_mcp_http_client",
+        "use_tracer_provider",
+    },
     "adk_yuxi.sessions": {
         "SessionExistsError",
         "SessionPage",
