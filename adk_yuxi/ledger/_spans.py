@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..observability._tracing import Attributes
+from ..observability._tracing import Attributes, db_system
 
 __all__ = [
     "claimed",
@@ -24,6 +24,7 @@ __all__ = [
 def on_session(_self: Any, *_args: Any, **kw: Any) -> Attributes:
     """A claim of the session's next run (keyword arguments only)."""
     return {
+        "db.system.name": db_system(_self),
         "gen_ai.conversation.id": kw.get("session_id"),
         "gen_ai.agent.name": kw.get("agent_name") or None,
         "yuxi.ledger.worker": kw.get("worker"),
@@ -34,6 +35,7 @@ def on_run(_self: Any, run: Any, worker: Any = None, *args: Any, **kw: Any) -> A
     """An operation on one run: its id (or record) and the worker acting."""
     status = args[0] if args else kw.get("status")
     return {
+        "db.system.name": db_system(_self),
         "yuxi.run.id": getattr(run, "run_id", run),
         "yuxi.ledger.worker": kw.get("worker", worker),
         "yuxi.run.status": status if isinstance(status, str) else None,

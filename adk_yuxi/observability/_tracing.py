@@ -28,6 +28,7 @@ __all__ = [
     "INSTRUMENTATION_NAME",
     "Attributes",
     "annotate",
+    "db_system",
     "mark_failed",
     "span",
     "traced",
@@ -95,6 +96,13 @@ def annotate(attributes: Attributes) -> None:
     current = trace.get_current_span()
     if current.is_recording():
         _set(current, attributes)
+
+
+def db_system(owner: Any) -> str | None:
+    """`db.system.name` of the `SqlStore` behind `owner` (its `store`): `sqlite` or
+    `postgresql`."""
+    backend = getattr(getattr(owner, "store", None), "backend", None)
+    return backend if isinstance(backend, str) else None
 
 
 def traced(

@@ -43,6 +43,7 @@ async def test_a_host_run_is_one_trace_under_its_request(api: Api, spans: Spans)
     assert refused.attributes["yuxi.authz.rule"] == "tool_not_available"
     claim = spans.one("yuxi.ledger.claim")
     assert claim.attributes is not None and claim.attributes["yuxi.run.id"] == status["run_id"]
+    assert claim.attributes["db.system.name"] == "sqlite"
     created = spans.one("yuxi.waitpoint.create")
     assert created.attributes is not None and created.attributes["yuxi.waitpoint.questions"] == 1
     closed = spans.one("yuxi.ledger.close", yuxi__ledger__outcome="closed")
