@@ -15,6 +15,10 @@ thin call-site wrappers still run in both. Both are timed interleaved in each ph
    spans record in both contenders): the ratio is what recording our spans adds
    (target: at most 1.10).
 
+Machine noise on a shared machine can exceed the effect, so each phase also prints the
+cost of one of our spans measured alone (`decided` in a tight loop) and the ratio it
+implies: 1 + our spans per turn x that cost / the anchor turn.
+
 The whole-turn cost of recording everything (ADK's spans included), phase 2 over
 phase 1 for the plain turn, is printed for information; the phases run one after the
 other, so that number is not interleaved.
@@ -28,7 +32,7 @@ import argparse
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
@@ -40,8 +44,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from adk_yuxi.access import Principal, User
 from adk_yuxi.models import declared_tool_names  # noqa: F401  (warms the models package)
-from adk_yuxi.observability import use_tracer_provider
+from adk_yuxi.observability import INSTRUMENTATION_NAME, use_tracer_provider
 from adk_yuxi.runtime import AgentConfig, build_app, host_run_config
+from adk_yuxi.runtime._decision_spans import decided
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._timing import format_table, median_rate, timed_rounds
@@ -143,20 +148,53 @@ async def _phase(turns: int, rounds: int, between: Callable[[], None]) -> dict[s
     return {name: median_rate(values) for name, values in samples.items()}
 
 
-def measure(turns: int, rounds: int) -> tuple[dict[str, float], dict[str, float], int]:
+async def _per_decision(count: int = 4000) -> float:
+    """CPU seconds one decision span adds (`decided` around a check that allows), over
+    awaiting the same check bare: our spans' own cost, free of the turn's noise."""
+
+    async def allowed() -> None:
+        return None
+
+    start = time.process_time()
+    for _ in range(count):
+        await allowed()
+    bare = time.process_time() - start
+    start = time.process_time()
+    for _ in range(count):
+        await decided("tool", allowed(), user_id="u", agent="bench", tool="lookup")
+    return max(0.0, time.process_time() - start - bare) / count
+
+
+class Measured(NamedTuple):
+    off: dict[str, float]
+    on: dict[str, float]
+    span_off: float
+    span_on: float
+    ours_per_turn: float
+    spans_per_round: int
+
+
+def measure(turns: int, rounds: int) -> Measured:
     off = asyncio.run(_phase(turns, rounds, lambda: None))
+    span_off = asyncio.run(_per_decision())
     exporter = InMemorySpanExporter()
     provider = SdkTracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
-    recorded: list[int] = []
+    recorded: list[tuple[int, int]] = []
 
     def drain() -> None:
-        recorded.append(len(exporter.get_finished_spans()))
+        finished = exporter.get_finished_spans()
+        scopes = [s.instrumentation_scope for s in finished]
+        scoped = [s for s in scopes if s is not None and s.name == INSTRUMENTATION_NAME]
+        recorded.append((len(finished), len(scoped)))
         exporter.clear()
 
     on = asyncio.run(_phase(turns, rounds, drain))
-    return off, on, max(recorded)
+    span_on = asyncio.run(_per_decision())
+    exporter.clear()
+    ours = max(r[1] for r in recorded) / turns  # only the plain contender makes ours
+    return Measured(off, on, span_off, span_on, ours, max(r[0] for r in recorded))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -169,23 +207,30 @@ def main(argv: list[str] | None = None) -> None:
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         print("a tracer provider is set already (another bench?): run this one alone")
         return
-    off, on, spans = measure(turns, rounds)
-    cases = (("no provider", off, "1.02"), ("SDK, in-memory", on, "1.10"))
+    m = measure(turns, rounds)
+    cases = (
+        ("no provider", m.off, m.span_off, "1.02"),
+        ("SDK, in-memory", m.on, m.span_on, "1.10"),
+    )
     rows = [
         [
             phase,
             *(f"{r[n] * 1e6:,.0f}" for n in (STUBBED, PLAIN)),
             f"{r[PLAIN] / r[STUBBED]:.3f}",
+            f"{one * 1e6:.1f}",
+            f"{1 + m.ours_per_turn * one / r[STUBBED]:.4f}",
             t,
         ]
-        for phase, r, t in cases
+        for phase, r, one, t in cases
     ]
     print(f"Per-turn CPU, {turns} turns x {rounds} rounds (median), one tool call per turn")
-    headers = ["phase", "µs stubbed (anchor)", "µs with our spans", "ratio", "target"]
+    headers = ["phase", "µs anchor", "µs with spans", "ratio", "µs/span", "computed", "target"]
     print(format_table(headers, rows))
     print(
-        f"Recording everything (ADK's spans too) vs nothing: {on[PLAIN] / off[PLAIN]:.2f}x"
-        f" the turn (phases not interleaved); up to {spans} spans per round exported."
+        f"ratio: interleaved whole turns (noise included); computed: 1 + our"
+        f" {m.ours_per_turn:.0f} spans per turn x µs per span / anchor turn."
+        f" Recording everything (ADK's spans too) vs nothing: {m.on[PLAIN] / m.off[PLAIN]:.2f}x"
+        f" the turn (phases not interleaved); up to {m.spans_per_round} spans per round."
     )
 
 
