@@ -2,7 +2,8 @@
 a skill's activation and a nested run's binding to its caller.
 
 `decided` runs one of the plugin's checks inside a `yuxi.authorize` span (a child of
-ADK's `call_llm` or `execute_tool` span of the same call) and reads the outcome from
+ADK's span of the same call: `execute_tool`, or for a model call `invoke_agent` under
+ADK's schema v2, `call_llm` under the older one) and reads the outcome from
 what the check returned: None is allowed, a tool error or a stop response is refused,
 its code being the rule. A refusal the reporter records while the check runs names
 the rule more precisely (`tool_call_limit_reached` rather than `limit_reached`), and
