@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.adk.tools.mcp_tool.mcp_session_manager import create_mcp_http_client
 from opentelemetry import propagate
 
 __all__ = ["inject_trace_context", "traced_mcp_http_client"]
@@ -29,6 +28,10 @@ def traced_mcp_http_client(
 ) -> Any:
     """ADK's MCP HTTP client (same signature: an `httpx_client_factory`) that sends
     the trace context with every request."""
+    # Imported here: ADK's MCP client stack is heavy, and this package is imported by
+    # every module that makes a span.
+    from google.adk.tools.mcp_tool.mcp_session_manager import create_mcp_http_client
+
     client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
     client.event_hooks["request"].append(inject_trace_context)
     return client
