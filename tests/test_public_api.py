@@ -213,12 +213,18 @@ PUBLIC: dict[str, set[str]] = {
         "warn_if_model_unusable",
     },
     "adk_yuxi.observability": {
+        "INSTRUMENTATION_NAME",
         "METER_NAME",
         "PrometheusExposition",
+        "RunIdOnRequest",
+        "TracedRequests",
         "YuxiMetrics",
         "enable_prometheus",
+        "inject_trace_context",
         "instruments",
+        "traced_mcp_http_client",
         "use_meter_provider",
+        "use_tracer_provider",
         "watch_pending_waitpoints",
     },
     "adk_yuxi.runtime": {

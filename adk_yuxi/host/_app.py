@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from adk_yuxi.observability._http import HttpServerMetrics
 
+from ..observability import RunIdOnRequest
 from ._artifacts import router as artifacts_router
 from ._config import ApiConfig
 from ._errors import install_error_handlers
@@ -61,4 +62,7 @@ def create_app(config: ApiConfig) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(HeaderLimit, max_bytes=config.max_header_bytes)
     app.add_middleware(HttpServerMetrics)  # outermost: every request, refused ones too
+    # FastAPI makes each request's server span (route template, status, the caller's
+    # traceparent); this adds the run the request started or followed.
+    app.add_middleware(RunIdOnRequest)
     return app

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._sql.store import SqlStore
+from ..observability._tracing import annotate
 from ._chunks import ChunkRows, ChunkTable
 from ._index import Bm25Index, IndexRows
 from ._terms import query_keys
@@ -93,6 +94,7 @@ class KnowledgeSearch:
         if not keys:
             return []
         entry = self._entries.get(kb_id)
+        cached = entry is not None
         for attempt in range(_ATTEMPTS):
             revision = await _revision(store, kb_id)
             if revision is None:  # the base is gone
@@ -101,15 +103,18 @@ class KnowledgeSearch:
             if entry is not None and entry.revision == revision:
                 if self._entries.get(kb_id) is entry:  # (not evicted meanwhile)
                     self._entries.move_to_end(kb_id)
+                annotate({"yuxi.knowledge.revision": revision, "yuxi.knowledge.cache_hit": cached})
                 return entry.hits(kb_id, entry.index.rank(keys, top_k, file_id))
             if attempt == _ATTEMPTS - 1 and entry is not None:
                 break
             entry = await self._load(store, kb_id, None if entry is None else entry.revision)
+            cached = False
             if entry is None:
                 return []
         # The base changed at every try: rank on the newest index, answer with the rows
         # that still exist.
         assert entry is not None
+        annotate({"yuxi.knowledge.revision": entry.revision, "yuxi.knowledge.cache_hit": False})
         ranked = entry.index.search(keys, top_k, file_id)
         return await _fetch(store, kb_id, ranked, entry.names)
 

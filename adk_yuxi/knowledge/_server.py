@@ -29,7 +29,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import BaseRoute
 
 from ..errors import YuxiError
+from ..observability import TracedRequests
 from ..observability._metrics import instruments
+from ..observability._tracing import span
 from ._errors import KnowledgeError
 from ._results import (
     RESULT_FORM_HEADER,
@@ -107,9 +109,12 @@ def _result(value: BaseModel | dict[str, Any], text: bool = True) -> CallToolRes
 async def _answer(
     tool: str, call: Awaitable[BaseModel | dict[str, Any]], ctx: Context
 ) -> CallToolResult:
+    """The call's result; its span (`yuxi.knowledge.<tool>`) gets the delegation's
+    subject, the bases visible and the hits from the service as it answers."""
     start, error = time.perf_counter(), None
     try:
-        return _result(await call, _text_copy(ctx))
+        with span(f"yuxi.knowledge.{tool}", {"gen_ai.tool.name": tool}):
+            value = await call
     except KnowledgeError as exc:
         error = "refused"
         raise ToolError(str(exc)) from None
@@ -119,6 +124,7 @@ async def _answer(
         raise ToolError("the knowledge service is unavailable; try again later") from None
     finally:
         instruments().knowledge_call(tool, time.perf_counter() - start, error)
+    return _result(value, _text_copy(ctx))
 
 
 def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge") -> MCPServer:
@@ -142,9 +148,8 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         ] = None,
     ) -> Annotated[CallToolResult, QueryResult]:
         """Searches a knowledge base and returns ranked chunks with their file and lines."""
-        return await _answer(
-            "query_kb", service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id), ctx
-        )
+        call = service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id)
+        return await _answer("query_kb", call, ctx)
 
     @server.tool(name="find_kb_document")
     async def find_kb_document(
@@ -212,9 +217,8 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
         limit: Annotated[int, Whole, Field(ge=1, le=100)] = 20,
     ) -> Annotated[CallToolResult, SearchFileResult]:
         """Finds files by name across the visible knowledge bases, one page at a time."""
-        return await _answer(
-            "search_file", service.search_file(_token(ctx), kb_name, query, offset, limit), ctx
-        )
+        call = service.search_file(_token(ctx), kb_name, query, offset, limit)
+        return await _answer("search_file", call, ctx)
 
     return server
 
@@ -233,8 +237,10 @@ async def serve_knowledge_http(
     ``/mcp`` (the metrics path)."""
     import uvicorn
 
-    app = server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
-    app.router.routes.extend(routes)
+    inner = server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
+    inner.router.routes.extend(routes)
+    # Each request joins the trace of the caller's `traceparent` (the runtime's tool call).
+    app = TracedRequests(inner)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     runner = uvicorn.Server(config)
     task = asyncio.create_task(runner.serve())

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..access import AccessRepository, NotFoundError, ResourceKind
+from ..observability._tracing import annotate
 from ._delegation import Delegation, DelegationVerifier
 from ._errors import InvalidKnowledgeRequestError, KnowledgeAccessDenied, UnknownKnowledgeBaseError
 from ._ids import check_ident
@@ -72,6 +73,13 @@ class KnowledgeService:
             raise KnowledgeAccessDenied("the delegated user is not known") from None
         if not user.active:
             raise KnowledgeAccessDenied("the delegated user account is disabled")
+        annotate(
+            {
+                "user.id": delegation.user_id,
+                "gen_ai.conversation.id": delegation.session_id,
+                "yuxi.knowledge.kb_count": len(readable),
+            }
+        )
         return VisibleScope(delegation, readable)
 
     async def _kb(self, token: str | None, kb_id: str) -> VisibleScope:
@@ -119,6 +127,7 @@ class KnowledgeService:
         if file_id is not None:
             await self.store.get_file(kb_id, file_id)
         hits = await self.store.query(kb_id, query, top_k=top_k, file_id=file_id)
+        annotate({"yuxi.knowledge.hits": len(hits), "yuxi.knowledge.top_k": top_k})
         return {
             "kb_id": kb_id,
             "file_id": file_id,
@@ -159,6 +168,7 @@ class KnowledgeService:
             max_windows=max_windows,
             window_size=window_size,
         )
+        annotate({"yuxi.knowledge.hits": len(windows)})
         return FindResult(
             kb_id=kb_id,
             file_id=file_id,
@@ -239,6 +249,7 @@ class KnowledgeService:
             bases, query or None, offset=offset, limit=limit
         )
         end = offset + len(files)
+        annotate({"yuxi.knowledge.hits": len(files)})
         return SearchFileResult(
             files=[
                 FileInfo(

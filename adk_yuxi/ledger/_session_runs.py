@@ -16,6 +16,8 @@ from typing import Any
 
 from .._sql.store import IntegrityViolation, SqlStore
 from ..observability._metrics import instruments
+from ..observability._tracing import traced
+from . import _spans
 from ._errors import RunEnded, RunInProgress, RunNotFound, RunWaiting
 from ._store import _COLUMNS, LEASE_LAPSED, RunRecord, record_of
 
@@ -64,6 +66,7 @@ class SessionRuns:
         assert found is not None
         return found
 
+    @traced("yuxi.ledger.expire", _spans.on_run, result=_spans.expired)
     async def expire(self, run_id: str) -> bool:
         """Closes a run whose lease lapsed as failed (and withdraws the questions it
         had opened); False when it is held or closed already."""
@@ -95,6 +98,7 @@ class SessionRuns:
             found = await self._one("run_id = :r", {"r": found.run_id})
         return found
 
+    @traced("yuxi.ledger.claim", _spans.on_session, result=_spans.claimed)
     async def claim(
         self,
         *,
@@ -169,6 +173,7 @@ class SessionRuns:
                 raise _PausedMeanwhile
         return inserted
 
+    @traced("yuxi.ledger.claim", _spans.on_run, result=_spans.resumed)
     async def resume(self, run: RunRecord, *, worker: str, lease_seconds: float) -> RunRecord:
         """Moves a run waiting at a waiting point back to running under `worker`, before
         its answer is recorded. `RunInProgress` while it (or another run of the

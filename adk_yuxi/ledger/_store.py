@@ -18,7 +18,8 @@ from typing import Any
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import IntegrityViolation, SqlStore, Tx
 from ..observability._metrics import instruments
-from . import _schema  # noqa: F401  (registers the table)
+from ..observability._tracing import traced
+from . import _schema, _spans  # noqa: F401  (_schema registers the table)
 from ._codes import LEASE_LAPSED, run_error_code
 from ._errors import (
     LeaseExpired,
@@ -166,6 +167,7 @@ class RunLedger:
         )
         return record
 
+    @traced("yuxi.ledger.claim", _spans.on_session, result=_spans.claimed)
     async def claim(
         self,
         *,
@@ -221,6 +223,7 @@ class RunLedger:
             # Released or removed between the two statements: decide again.
         raise RunInProgress(session_id)
 
+    @traced("yuxi.ledger.renew", _spans.on_run, result=_spans.held)
     async def renew(self, run_id: str, worker: str, lease_seconds: float) -> bool:
         """Extends the lease; False when this worker no longer holds the run."""
         now = time.time()
@@ -231,6 +234,7 @@ class RunLedger:
         )
         return changed == 1
 
+    @traced("yuxi.ledger.close", _spans.on_run, result=_spans.outcome)
     async def finish(self, run_id: str, worker: str, status: str, error: str | None = None) -> bool:
         """Closes the run with its outcome and releases the lease; False when this
         worker no longer holds it (it was taken over), and then nothing changes."""
@@ -254,6 +258,7 @@ class RunLedger:
             instruments().run_closed(status, run_error_code(status, error))
         return changed == 1
 
+    @traced("yuxi.ledger.take_over", _spans.on_run, result=_spans.took_over)
     async def take_over(self, run_id: str, worker: str, lease_seconds: float) -> RunRecord:
         """Moves a lapsed lease of a running run to `worker` (one conditional UPDATE: of
         several takers, or a taker and `SessionRuns.expire`, one wins). Raises

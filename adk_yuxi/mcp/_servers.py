@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from adk_yuxi.errors import YuxiError
 
+from ..observability._outgoing import traced_mcp_http_client
+
 __all__ = [
     "DelegatedServerError",
     "DelegationSource",
@@ -113,10 +115,15 @@ class McpServerConfig(BaseModel):
                 timeout=self.timeout,
             )
         assert self.url is not None
+        # Every request carries the trace context of the call that sends it.
+        traced: Any = traced_mcp_http_client
         if self.transport == "sse":
-            return SseConnectionParams(url=self.url, headers=self.headers, timeout=self.timeout)
+            return SseConnectionParams(
+                url=self.url, headers=self.headers, timeout=self.timeout,
+                httpx_client_factory=traced,
+            )  # fmt: skip
         return StreamableHTTPConnectionParams(
-            url=self.url, headers=self.headers, timeout=self.timeout
+            url=self.url, headers=self.headers, timeout=self.timeout, httpx_client_factory=traced
         )
 
     def toolset(self, header_provider: Any = None) -> McpToolset:

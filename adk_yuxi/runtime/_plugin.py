@@ -35,6 +35,7 @@ from ..observability._metrics import instruments
 from ._binding import Run, RunBindings, model_step
 from ._budget import RunBudget
 from ._cache import RuntimeCache
+from ._decision_spans import decided, decided_call, note_resource, refused_in_tool
 from ._errors import (
     AgentAssemblyFailed,
     AuthorizationUnavailable,
@@ -49,10 +50,7 @@ from ._refusals import RefusalHook, Reporter, stop_response
 from ._resources import ResourceDenied
 from ._rights import LiveRights
 from ._tools import DuplicateToolError
-from ._tree_calls import (
-    AgentToolCall,
-    pending_agent_tool_call,
-)
+from ._tree_calls import AgentToolCall, pending_agent_tool_call
 from ._tree_checks import TreeChecks
 from ._tree_runtime import TreeRuntime, TreeRuntimeFactory
 from ._visibility import SKILL_LOADER_TOOLS
@@ -248,6 +246,12 @@ class AuthorizationPlugin(TreeChecks):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
+        ctx, check = callback_context, self._check_model(callback_context, llm_request)
+        return await decided("model", check, user_id=ctx.user_id, agent=ctx.agent_name)
+
+    async def _check_model(
+        self, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
         run = self.bindings.get(callback_context.invocation_id)
         if run is None:
             return stop_response(AccessDenied)
@@ -309,6 +313,12 @@ class AuthorizationPlugin(TreeChecks):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
+        check = self._check_tool(tool, tool_args, tool_context)
+        return await decided_call(check, tool, tool_args, tool_context, self.is_tree_call(tool))
+
+    async def _check_tool(
+        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
         name = tool.name
         run = self.bindings.get(tool_context.invocation_id)
         if run is None:
@@ -337,6 +347,7 @@ class AuthorizationPlugin(TreeChecks):
         try:
             await runtime.guard.check_call(name, tool_args)
         except ResourceDenied as denied:
+            note_resource(denied.kind.value, denied.argument)
             self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, denied.detail)
             return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, argument=denied.argument)
         except Exception as exc:  # the check itself failed (a file resolver raising)
@@ -361,6 +372,7 @@ class AuthorizationPlugin(TreeChecks):
             return None
         name = tool.name
         if isinstance(error, ResourceDenied):
+            refused_in_tool(tool, tool_context, error.kind.value, error.argument)
             self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, error.detail)
             return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name)
         logger.error("tool %r failed", name, exc_info=error)

@@ -16,6 +16,7 @@ from google.genai import types
 from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
 from ..observability._metrics import instruments
+from ._decision_spans import note_refusal
 
 __all__ = ["CAPABILITY_LIMITED", "Refusal", "RefusalHook", "Reporter", "stop_response"]
 
@@ -78,6 +79,7 @@ class Reporter:
     ) -> None:
         """`agent` is the agent of a tree that made the call (default: the root)."""
         agent = agent or self.agent
+        note_refusal(code)
         refusal = Refusal(
             code=code,
             tool=tool,

@@ -23,6 +23,7 @@ from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
 
 from ..access import AgentExecutionRevoked
 from ._binding import Run, RunBindings
+from ._decision_spans import nested_bound, skill_activated
 from ._errors import ToolCallLimitReached
 from ._handoff import TRANSFER_TOOL
 from ._refusals import Reporter
@@ -109,6 +110,7 @@ class TreeChecks(BasePlugin):
         call.used = True
         nested = self.bindings.adopt(invocation_context, call.parent, call.callers)
         nested.link = call
+        nested_bound(call, nested)
         if nested.refused is not None:
             call.stopped = nested.refused.CODE  # the caller gets a tool error
             self.reporter.record(
@@ -164,6 +166,9 @@ class TreeChecks(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
+        if tool.name == "load_skill":
+            run = self.bindings.get(tool_context.invocation_id)
+            skill_activated(run, tool_context, tool_args, result)
         if self.agent_tools.get(tool.name) is not tool:
             return None
         return finish_agent_tool_call(tool, tool_context)

@@ -20,7 +20,8 @@ from google.genai import types
 
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import SqlStore, Tx
-from . import _schema  # noqa: F401  (registers the table)
+from ..observability._tracing import traced
+from . import _schema, _spans  # noqa: F401  (_schema registers the table)
 from ._errors import StoredQuestionsInvalid, WaitpointConflict, WaitpointNotFound
 from ._questions import QUESTIONS_SCHEMA, Question, load_questions, validate_answers
 
@@ -140,6 +141,7 @@ class WaitpointStore:
     def __init__(self, store: SqlStore) -> None:
         self.store = store
 
+    @traced("yuxi.waitpoint.create", _spans.on_open, result=_spans.settled)
     async def open(
         self,
         *,
@@ -235,6 +237,7 @@ class WaitpointStore:
                 counts[app] = int(row[0]) if row is not None else 0
         return counts
 
+    @traced("yuxi.waitpoint.answer", _spans.on_point, result=_spans.settled)
     async def answer(self, waitpoint_id: str, answers: Any, *, user_id: str) -> Waitpoint:
         """Validates `answers` against the stored questions and records them.
 
@@ -247,6 +250,7 @@ class WaitpointStore:
         accepted = validate_answers(current.question_set(), answers)
         return await self._settle(current, ANSWERED, accepted)
 
+    @traced("yuxi.waitpoint.cancel", _spans.on_point, result=_spans.settled)
     async def cancel(self, waitpoint_id: str, *, user_id: str) -> Waitpoint:
         """Withdraws a pending point; the resumed tool tells the model it was cancelled."""
         current = await self.get(waitpoint_id, user_id=user_id)

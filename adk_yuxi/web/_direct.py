@@ -21,6 +21,7 @@ from ._errors import FetchError, WebConfigError
 from ._http import _ssl_context
 from ._results import FetchedPage
 from ._settings import WebSettings
+from ._spans import record_exchange, record_failure
 from ._ssrf import AddressPolicy, AddressRefused, GuardedNetworkBackend, Resolver, system_resolver
 
 __all__ = ["DirectFetcher", "check_url"]
@@ -159,6 +160,7 @@ class DirectFetcher:
 
     def _error(self, code: str, detail: str, **fields: object) -> FetchError:
         error = FetchError(code, provider=PROVIDER, detail=detail, **fields)  # type: ignore[arg-type]
+        record_failure(code)
         logger.info("web_fetch direct: %s", error)
         return error
 
@@ -217,6 +219,7 @@ class DirectFetcher:
             current = url
             for _hop in range(self.max_redirects + 1):
                 async with client.stream("GET", current) as response:
+                    record_exchange(response.status_code, None, current, private=True)
                     if response.is_redirect:
                         location = response.headers.get("location", "")
                         current = check_url(urljoin(current, location))
@@ -245,6 +248,7 @@ class DirectFetcher:
                         if size > self.max_bytes:
                             raise self._too_large()
                         chunks.append(chunk)
+                    record_exchange(200, size, current, private=True)
                     return str(response.url), mime, charset, b"".join(chunks)
             raise self._error(
                 "fetch_failed", f"more than {self.max_redirects} redirects", retryable=False

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from ._errors import ProviderError, WebConfigError
+from ._spans import record_exchange, record_failure
 
 __all__ = ["ProviderHttp", "error_text", "header_safe", "parse_retry_after"]
 
@@ -111,6 +112,7 @@ class ProviderHttp:
         if isinstance(shown, str) and self._key in shown:
             fields["provider_code"] = None  # a code field echoing the key is not shown
         error = ProviderError(code, provider=self.provider, detail=self._redact(detail), **fields)
+        record_failure(code)
         logger.warning("web provider %s failed: %s", self.provider, error)
         return error
 
@@ -138,6 +140,7 @@ class ProviderHttp:
             raise self.error("unreachable", type(exc).__name__) from None
         except httpx.DecodingError:
             raise self.error("malformed_response", "undecodable body") from None
+        record_exchange(status, None if raw is None else len(raw), self.base_url)
         if raw is None:
             raise self.error("malformed_response", "body too large", status=status)
         try:

@@ -21,6 +21,7 @@ from ._provider import FetchProvider, SearchProvider
 from ._results import FetchedPage, SearchQuery, TimeRange
 from ._select import fetch_provider, search_provider
 from ._settings import WebSettings, resolve_web_settings
+from ._spans import provider_call
 
 __all__ = [
     "bind_web_fetch",
@@ -103,7 +104,9 @@ def web_search_tool(provider: SearchProvider | None) -> StrictFunctionTool:
             exclude_domains=tuple(d.rstrip(".").lower() for d in exclude_domains or ()),
         )
         try:
-            results = await provider.search(request)
+            with provider_call("search", provider.name, request.query) as current:
+                results = await provider.search(request)
+                current.set_attribute("yuxi.web.results", len(results.results))
         except WebToolError as error:
             return error.to_response("web_search")
         return results.to_dict()
@@ -136,7 +139,8 @@ def web_fetch_tool(
         if page is None:
             try:
                 check_url(url)
-                page = await provider.fetch(url)
+                with provider_call("fetch", provider.name, url):
+                    page = await provider.fetch(url)
             except WebToolError as error:
                 return error.to_response("web_fetch")
             pages.put(url, page)
