@@ -152,8 +152,14 @@ def _add_knowledge_commands() -> None:
     from ._api import add_api_commands
     from ._create import create
     from ._kb import kb, serve
+    from ._marks import marks
+    from ._runs import runs
+    from ._waitpoints import waitpoints
 
     main.add_command(create)
+    main.add_command(runs)
+    main.add_command(waitpoints)
+    main.add_command(marks)
     main.add_command(access)
     main.add_command(kb)
     main.add_command(serve)

@@ -8,32 +8,15 @@ operator; a caller gets its code only.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from adk_yuxi.ledger import LEASE_LAPSED, RunRecord
+from adk_yuxi.ledger import RunRecord
+from adk_yuxi.ledger._outcome import INTERNAL_ERROR, error_code_of
 
 __all__ = ["INTERNAL_ERROR", "NO_RUN", "error_code_of", "no_run_status", "run_status"]
 
-INTERNAL_ERROR = "internal_error"
 NO_RUN = "none"
 """The `run_status` of a session that has no recorded run (it never ran here)."""
-
-# How the ledger writes an error: "CODE: detail" for an error event (an upper-case code:
-# the event's), "code: detail" or "code" for the host's own (lower case); an exception is
-# "TypeName: message", which is no code.
-_CODE = re.compile(r"(?:[A-Z][A-Z0-9_]*|[a-z][a-z0-9_]*)(?=: |$)")
-
-
-def error_code_of(record: RunRecord) -> str | None:
-    """The public code of a failed run (`internal_error` when its row names none);
-    None for any other status."""
-    if record.status != "failed":
-        return None
-    if record.error == LEASE_LAPSED:
-        return LEASE_LAPSED
-    found = _CODE.match(record.error or "")
-    return found.group(0) if found is not None else INTERNAL_ERROR
 
 
 def run_status(record: RunRecord) -> dict[str, Any]:
