@@ -40,7 +40,6 @@ from ._principals import FixedPrincipal, PrincipalSource
 from ._refusals import RefusalHook
 from ._resources import FileOwner
 from ._rights import LiveRights
-from ._runtime import RuntimeFactory
 from ._toolset import YuxiToolset
 from ._tree import AgentTree
 from ._tree_runtime import TreeRuntimeFactory
@@ -204,19 +203,15 @@ def build_app(
     tools = default_registry if registry is None else registry
     check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
     check_retrieval(tree, tools, mcp_servers)
-    factories = {
-        name: RuntimeFactory(
-            agent,
-            registry=registry,
-            skills=skills,
-            mcp_servers=mcp_servers,
-            workspace=workspace,
-            file_owner=file_owner,
-            settings=settings,
-        )
-        for name, agent in tree.configs.items()
-    }
-    factory = TreeRuntimeFactory(tree, factories)
+    factory = TreeRuntimeFactory.of(
+        tree,
+        registry=registry,
+        skills=skills,
+        mcp_servers=mcp_servers,
+        workspace=workspace,
+        file_owner=file_owner,
+        settings=settings,
+    )
     fixed = principal if isinstance(principal, Principal) else None
     source: PrincipalSource = FixedPrincipal(fixed) if fixed is not None else principal  # type: ignore[assignment]
     if repository is not None:

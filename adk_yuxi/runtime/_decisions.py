@@ -33,7 +33,7 @@ class Decision:
     (`detail`: never shown to the model)."""
 
     kind: str
-    """"agent", "tool", "knowledge_base" or "skill"."""
+    """"user", "agent", "tool", "knowledge_base" or "skill"."""
     name: str
     allowed: bool
     rule: str
@@ -50,7 +50,7 @@ class Decision:
 
 def unknown_user(user_id: str) -> Decision:
     """A user the principal source does not know: the run is refused."""
-    return Decision("agent", user_id, False, "user_unknown", "this user is not known")
+    return Decision("user", user_id, False, "user_unknown", "this user is not known")
 
 
 def agent_decision(
@@ -62,9 +62,10 @@ def agent_decision(
     name = agent or ""
     if principal.user_id != user_id:
         detail = "the principal source answered for another user"
-        return Decision("agent", name, False, "principal_mismatch", detail)
+        return Decision("user", user_id, False, "principal_mismatch", detail)
     if not principal.user.active:
-        return Decision("agent", name, False, "user_disabled", "this user account is disabled")
+        detail = "this user account is disabled"
+        return Decision("user", user_id, False, "user_disabled", detail)
     if check_agent and agent is not None and not principal.may_use(ResourceKind.AGENT, agent):
         detail = "this user may not use this agent (unknown, disabled or not shared)"
         return Decision("agent", name, False, "agent_not_usable", detail)
