@@ -48,6 +48,7 @@ def _explain(
     from adk_yuxi.access import AccessRepository
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.runtime import AgentCatalog, AgentTree
+    from adk_yuxi.runtime._app import check_tree
     from adk_yuxi.runtime._explain import explain_access
     from adk_yuxi.runtime._tree_runtime import TreeRuntimeFactory
 
@@ -61,6 +62,7 @@ def _explain(
                 f"{agent!r} is not an agent the host API serves from --agents (root agents:"
                 f" {served})"
             )
+        check_tree(tree)  # as the server refuses to start on it
         repository = AccessRepository(db)
         try:
             await repository.prepare()

@@ -44,7 +44,7 @@ from ._toolset import YuxiToolset
 from ._tree import AgentTree
 from ._tree_runtime import TreeRuntimeFactory
 
-__all__ = ["ModelChoice", "build_app"]
+__all__ = ["ModelChoice", "build_app", "check_tree"]
 
 ModelChoice = BaseLlm | str | None | Mapping[str, BaseLlm | str]
 """One model for every agent, or one per agent name (agents not named use their config)."""
@@ -113,6 +113,20 @@ def _check_names(
         ]
         if problems:
             raise AgentConfigError(f"agent {name!r}", problems)
+
+
+def check_tree(
+    tree: AgentTree,
+    registry: ToolRegistry | None = None,
+    skills: SkillCatalog | None = None,
+    mcp_servers: McpServerRegistry | None = None,
+) -> None:
+    """What `build_app` refuses a tree for (names that exist, tool names that do not
+    clash, retrieval settings); `yuxi access explain` checks the same before it decides."""
+    _check_names(tree, registry, skills, mcp_servers)
+    tools = default_registry if registry is None else registry
+    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
+    check_retrieval(tree, tools, mcp_servers)
 
 
 def _agent(
@@ -199,10 +213,7 @@ def build_app(
     """
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
-    _check_names(tree, registry, skills, mcp_servers)
-    tools = default_registry if registry is None else registry
-    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
-    check_retrieval(tree, tools, mcp_servers)
+    check_tree(tree, registry, skills, mcp_servers)
     factory = TreeRuntimeFactory.of(
         tree,
         registry=registry,
