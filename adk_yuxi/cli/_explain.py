@@ -148,7 +148,13 @@ def explain(
     echo_table(("KIND", "NAME", "DECISION", "RULE", "DETAIL"), rows)
     if about is not None and about.get("recorded"):
         scope = about["read_scope"]
-        readers = "everyone" if scope["kind"] == "global" else f"{scope['kind']}s {scope['ids']}"
+        readers = (
+            "everyone"
+            if scope["kind"] == "global"
+            else f"{scope['kind']}s {', '.join(scope['ids'])}"
+            if scope["ids"]
+            else "its creator only"
+        )
         state = "enabled" if about["enabled"] else "disabled"
         click.echo(f"record: created by {about['creator_id']}, read by {readers}, {state}")
     elif about is not None:
