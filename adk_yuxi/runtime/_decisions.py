@@ -106,7 +106,8 @@ def tool_decision(context: RuntimeContext, name: str, activated: Iterable[str] =
     if name in SKILL_LOADER_TOOLS:
         return decided(False, "tool_not_in_agent", "the agent offers this user no skills")
     if name not in registry:
-        return decided(False, "tool_unknown", "no tool of this name is registered")
+        detail = "no local tool of this name is registered (nor shown from an MCP server)"
+        return decided(False, "tool_unknown", detail)
     skill = _skill_opening(context, name, context.skills)
     if skill is not None:
         detail = f"opens once the skill {skill!r} is loaded (load_skill)"
