@@ -151,9 +151,17 @@ def _add_knowledge_commands() -> None:
     from ._access import access
     from ._api import add_api_commands
     from ._create import create
+    from ._explain import explain
     from ._kb import kb, serve
+    from ._marks import marks
+    from ._runs import runs
+    from ._waitpoints import waitpoints
 
     main.add_command(create)
+    main.add_command(runs)
+    main.add_command(waitpoints)
+    main.add_command(marks)
+    access.add_command(explain)
     main.add_command(access)
     main.add_command(kb)
     main.add_command(serve)

@@ -11,18 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from adk_yuxi.ledger import RunRecord
-from adk_yuxi.ledger._codes import INTERNAL_ERROR, run_error_code
+from adk_yuxi.ledger._outcome import INTERNAL_ERROR, error_code_of
 
 __all__ = ["INTERNAL_ERROR", "NO_RUN", "error_code_of", "no_run_status", "run_status"]
 
 NO_RUN = "none"
 """The `run_status` of a session that has no recorded run (it never ran here)."""
-
-
-def error_code_of(record: RunRecord) -> str | None:
-    """The public code of a failed run (`internal_error` when its row names none);
-    None for any other status."""
-    return run_error_code(record.status, record.error)
 
 
 def run_status(record: RunRecord) -> dict[str, Any]:

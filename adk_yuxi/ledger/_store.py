@@ -288,29 +288,34 @@ class RunLedger:
     async def list_runs(
         self,
         *,
-        app_name: str,
-        user_id: str,
+        app_name: str | None = None,
+        user_id: str | None = None,
         session_id: str | None = None,
         status: str | None = None,
         page_size: int = 50,
         page_token: str | None = None,
     ) -> RunPage:
-        """A user's runs (or one session's), newest first, keyset-paged."""
+        """Runs newest first, keyset-paged: a user's (or one session's) for a host, any
+        user's or app's for an operator (a filter left None matches every row)."""
         if not 1 <= page_size <= 500:
             raise ValueError("page_size must be between 1 and 500")
         if status is not None and status not in RUN_STATUSES:
             raise ValueError(f"unknown run status {status!r}")
-        sql = f"SELECT {_COLUMNS} FROM yx_runs WHERE app_name = :a AND user_id = :u"
-        params: dict[str, Any] = {"a": app_name, "u": user_id, "n": page_size + 1}
-        if session_id is not None:
-            sql += " AND session_id = :s"
-            params["s"] = session_id
-        if status is not None:
-            sql += " AND status = :st"
-            params["st"] = status
+        where = ["1 = 1"]
+        params: dict[str, Any] = {"n": page_size + 1}
+        for column, key, value in (
+            ("app_name", "a", app_name),
+            ("user_id", "u", user_id),
+            ("session_id", "s", session_id),
+            ("status", "st", status),
+        ):
+            if value is not None:
+                where.append(f"{column} = :{key}")
+                params[key] = value
         if page_token is not None:
             params["at"], params["after"] = _position(page_token)
-            sql += " AND (started_at < :at OR (started_at = :at AND run_id < :after))"
+            where.append("(started_at < :at OR (started_at = :at AND run_id < :after))")
+        sql = f"SELECT {_COLUMNS} FROM yx_runs WHERE {' AND '.join(where)}"
         sql += " ORDER BY started_at DESC, run_id DESC LIMIT :n"
         async with self.store.read() as tx:
             rows = [record_of(r) for r in await tx.fetchall(sql, params)]

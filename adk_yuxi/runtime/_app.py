@@ -43,12 +43,11 @@ from ._principals import FixedPrincipal, PrincipalSource
 from ._refusals import RefusalHook
 from ._resources import FileOwner
 from ._rights import LiveRights
-from ._runtime import RuntimeFactory
 from ._toolset import YuxiToolset
 from ._tree import AgentTree
 from ._tree_runtime import TreeRuntimeFactory
 
-__all__ = ["ModelChoice", "build_app"]
+__all__ = ["ModelChoice", "build_app", "check_tree"]
 
 ModelChoice = BaseLlm | str | None | Mapping[str, BaseLlm | str]
 """One model for every agent, or one per agent name (agents not named use their config)."""
@@ -117,6 +116,20 @@ def _check_names(
         ]
         if problems:
             raise AgentConfigError(f"agent {name!r}", problems)
+
+
+def check_tree(
+    tree: AgentTree,
+    registry: ToolRegistry | None = None,
+    skills: SkillCatalog | None = None,
+    mcp_servers: McpServerRegistry | None = None,
+) -> None:
+    """What `build_app` refuses a tree for (names that exist, tool names that do not
+    clash, retrieval settings); `yuxi access explain` checks the same before it decides."""
+    _check_names(tree, registry, skills, mcp_servers)
+    tools = default_registry if registry is None else registry
+    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
+    check_retrieval(tree, tools, mcp_servers)
 
 
 def _agent(
@@ -210,23 +223,16 @@ def build_app(
     """
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
-    _check_names(tree, registry, skills, mcp_servers)
-    tools = default_registry if registry is None else registry
-    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
-    check_retrieval(tree, tools, mcp_servers)
-    factories = {
-        name: RuntimeFactory(
-            agent,
-            registry=registry,
-            skills=skills,
-            mcp_servers=mcp_servers,
-            workspace=workspace,
-            file_owner=file_owner,
-            settings=settings,
-        )
-        for name, agent in tree.configs.items()
-    }
-    factory = TreeRuntimeFactory(tree, factories)
+    check_tree(tree, registry, skills, mcp_servers)
+    factory = TreeRuntimeFactory.of(
+        tree,
+        registry=registry,
+        skills=skills,
+        mcp_servers=mcp_servers,
+        workspace=workspace,
+        file_owner=file_owner,
+        settings=settings,
+    )
     fixed = principal if isinstance(principal, Principal) else None
     source: PrincipalSource = FixedPrincipal(fixed) if fixed is not None else principal  # type: ignore[assignment]
     if repository is not None:

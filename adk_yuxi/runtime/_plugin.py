@@ -36,6 +36,7 @@ from ._binding import Run, RunBindings, model_step
 from ._budget import RunBudget
 from ._cache import RuntimeCache
 from ._decision_spans import decided, decided_call, note_resource, refused_in_tool
+from ._decisions import skill_decision, tool_decision, unknown_user
 from ._errors import (
     AgentAssemblyFailed,
     AuthorizationUnavailable,
@@ -200,7 +201,7 @@ class AuthorizationPlugin(TreeChecks):
             principal = await self.source(user_id)
             live = await self.rights.current(user_id) if self._separate_rights else principal
         except NotFoundError:
-            refused = (AccessDenied, "this user is not known")
+            refused = (AccessDenied, unknown_user(user_id).reason)
         except Exception as exc:  # fail closed on any failure of the check itself
             logger.error("principal of %r could not be loaded", user_id, exc_info=exc)
             refused = (AuthorizationUnavailable, f"principal unreadable: {exc!r}")
@@ -333,12 +334,14 @@ class AuthorizationPlugin(TreeChecks):
             return self.tree_call(run, call, tool, tool_args, tool_context)
         visibility = runtime.visibility(call.bound.activated_skills(tool_context))
         if not call.bound.permits(tool, visibility):
-            detail = "hidden, gated or unknown"
+            decision = tool_decision(runtime.context, name, visibility.active_skills)
+            detail = "not this run's instance" if decision.allowed else decision.reason
             self._refuse(run, ToolErrorCode.TOOL_NOT_AVAILABLE, name, detail, agent)
             return tool_error(ToolErrorCode.TOOL_NOT_AVAILABLE, name)
         skill = tool_args.get("skill_name") if name in SKILL_LOADER_TOOLS else None
         if skill is not None and skill not in runtime.context.skill_specs:
-            self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, f"skill {skill!r}")
+            detail = skill_decision(runtime.context, skill).reason
+            self._refuse(run, ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, detail)
             return tool_error(ToolErrorCode.RESOURCE_NOT_AVAILABLE, name, argument="skill_name")
         count = run.budget.tool_calls.charge()
         if count > call.tree.context.config.limits.max_tool_calls_per_turn:

@@ -18,6 +18,7 @@ from adk_yuxi.errors import YuxiError
 from ..tools import ResourceType
 from ..tools._metadata import workspace_relative
 from ._context import RuntimeContext
+from ._decisions import kb_decision
 
 __all__ = [
     "DEFAULT_RESOURCE_ARGS",
@@ -72,7 +73,7 @@ class ResourceGuard:
         workspace: str | Path | None = None,
         file_owner: FileOwner | None = None,
     ) -> None:
-        self._kbs = frozenset(context.knowledge_bases)
+        self._context = context
         self._workspace = Path(workspace).resolve() if workspace is not None else None
         self._file_owner = file_owner
         self._registry = context.registry
@@ -95,12 +96,13 @@ class ResourceGuard:
 
     async def _allows_one(self, kind: ResourceType, value: str) -> str | None:
         if kind is ResourceType.KNOWLEDGE_BASE:
-            return None if value in self._kbs else f"knowledge base {value!r} not visible"
+            decision = kb_decision(self._context, value)
+            return None if decision.allowed else f"{decision.reason} ({value!r})"
         if kind is ResourceType.FILE:
             if self._file_owner is None:
                 return "no file resolver configured"
             owner = await self._file_owner(value)
-            if owner is None or owner not in self._kbs:
+            if owner is None or not kb_decision(self._context, owner).allowed:
                 return f"file {value!r} not in a visible knowledge base"
             return None
         return self._path_reason(value)

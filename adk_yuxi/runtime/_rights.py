@@ -9,7 +9,8 @@ source, so nothing changes mid-run).
 
 from __future__ import annotations
 
-from ..access import Principal, ResourceKind
+from ..access import Principal
+from ._decisions import Decision, agent_decision
 from ._principals import PrincipalSource
 
 __all__ = ["LiveRights"]
@@ -25,16 +26,14 @@ class LiveRights:
         source raises when it cannot answer (the caller fails closed)."""
         return await self._source(user_id)
 
-    def denial(self, principal: Principal, user_id: str, *, agent: bool = True) -> str | None:
-        """Why `principal` may not run the agent as `user_id`, or None (for logs).
+    def decide(self, principal: Principal, user_id: str, *, agent: bool = True) -> Decision:
+        """Whether `principal` may run the agent as `user_id`, with its rule.
         `agent=False` leaves out the agent's own share: a principal from another source
         than these rights (a fixed one built by the host) need not list the agent."""
-        if principal.user_id != user_id:
-            return "the principal source answered for another user"
-        if not principal.user.active:
-            return "this user account is disabled"
-        if not agent:
-            return None
-        if self._agent is not None and not principal.may_use(ResourceKind.AGENT, self._agent):
-            return "this user may not use this agent (unknown, disabled or not shared)"
-        return None
+        return agent_decision(principal, user_id, self._agent, check_agent=agent)
+
+    def denial(self, principal: Principal, user_id: str, *, agent: bool = True) -> str | None:
+        """Why `principal` may not run the agent as `user_id` (its rule first, for
+        logs), or None."""
+        decision = self.decide(principal, user_id, agent=agent)
+        return None if decision.allowed else decision.reason

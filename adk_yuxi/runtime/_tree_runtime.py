@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from ..access import Principal
 from ._config import AgentConfig
@@ -75,6 +76,12 @@ class TreeRuntimeFactory:
     def __init__(self, tree: AgentTree, factories: Mapping[str, RuntimeFactory]) -> None:
         self.tree = tree
         self.factories = factories
+
+    @classmethod
+    def of(cls, tree: AgentTree, **options: Any) -> TreeRuntimeFactory:
+        """One `RuntimeFactory(config, **options)` per agent of `tree`: how `build_app`
+        assembles, and `yuxi access explain` after it."""
+        return cls(tree, {name: RuntimeFactory(c, **options) for name, c in tree.configs.items()})
 
     @property
     def config(self) -> AgentConfig:

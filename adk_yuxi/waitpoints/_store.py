@@ -27,6 +27,7 @@ from ._questions import QUESTIONS_SCHEMA, Question, load_questions, validate_ans
 
 __all__ = [
     "REQUEST_INPUT",
+    "WAITPOINT_STATUSES",
     "Waitpoint",
     "WaitpointPage",
     "WaitpointStore",
@@ -37,6 +38,7 @@ REQUEST_INPUT = "adk_request_input"
 """The function name of ADK's input request; a resume answers a call of this name."""
 
 PENDING, ANSWERED, CANCELLED = "pending", "answered", "cancelled"
+WAITPOINT_STATUSES = (PENDING, ANSWERED, CANCELLED)
 _NAMESPACE = uuid.UUID("6f1d3c52-8f7e-4b0a-9d55-3a1f2b7c9e10")
 _COLUMNS = (
     "id, app_name, user_id, session_id, invocation_id, call_id, questions,"
@@ -236,6 +238,54 @@ class WaitpointStore:
                 )
                 counts[app] = int(row[0]) if row is not None else 0
         return counts
+
+    async def find(self, waitpoint_id: str) -> Waitpoint | None:
+        """The waiting point whoever's it is: for the database's operator, not for a
+        caller (`get` scopes to the user the host authenticated)."""
+        async with self.store.read() as tx:
+            return await self._get(tx, waitpoint_id)
+
+    async def list_points(
+        self,
+        *,
+        app_name: str | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        invocation_id: str | None = None,
+        status: str | None = PENDING,
+        page_size: int = 50,
+        page_token: str | None = None,
+    ) -> WaitpointPage:
+        """Every user's points for the operator, oldest first, keyset-paged; a filter
+        left None matches every row (`status=None`: settled ones too)."""
+        if not 1 <= page_size <= 500:
+            raise ValueError("page_size must be between 1 and 500")
+        if status is not None and status not in WAITPOINT_STATUSES:
+            raise ValueError(f"unknown waiting point status {status!r}")
+        where = ["1 = 1"]
+        params: dict[str, Any] = {"limit": page_size + 1}
+        for column, value in (
+            ("app_name", app_name),
+            ("user_id", user_id),
+            ("session_id", session_id),
+            ("invocation_id", invocation_id),
+            ("status", status),
+        ):
+            if value is not None:
+                where.append(f"{column} = :{column}")
+                params[column] = value
+        if page_token is not None:
+            at, (after,) = decode_page_token(page_token, ids=1, listing="list_points")
+            params["after_t"], params["after_id"] = at, after
+            where.append("(created_at > :after_t OR (created_at = :after_t AND id > :after_id))")
+        sql = f"SELECT {_COLUMNS} FROM yx_waitpoints WHERE {' AND '.join(where)}"
+        sql += " ORDER BY created_at, id LIMIT :limit"
+        async with self.store.read() as tx:
+            rows = [_row(r) for r in await tx.fetchall(sql, params)]
+        if len(rows) <= page_size:
+            return WaitpointPage(rows, None)
+        last = rows[page_size - 1]
+        return WaitpointPage(rows[:page_size], _encode_token(last.created_at, last.id))
 
     @traced("yuxi.waitpoint.answer", _spans.on_point, result=_spans.settled)
     async def answer(self, waitpoint_id: str, answers: Any, *, user_id: str) -> Waitpoint:

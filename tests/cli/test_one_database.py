@@ -60,13 +60,23 @@ def test_every_command_reaches_one_database_in_every_spelling(db_url: str, tmp_p
     assert listed.output.count("\tann\t") == 1
     users = yuxi("access", "user", "list", env={"YUXI_DATABASE_URL": names[2]})
     assert users.output == "ann\tuser\t-\tactive\n"
+    for name in names:
+        runs = yuxi("runs", "list", "--json", "--db", name)
+        assert runs.exit_code == 0 and '"runs": []' in runs.output, runs.output
 
 
 def test_a_misspelt_database_is_a_usage_error_that_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for command in (("access", "user", "list"), ("kb", "create", "x"), ("api-key", "list")):
+    for command in (
+        ("access", "user", "list"),
+        ("kb", "create", "x"),
+        ("api-key", "list"),
+        ("runs", "list"),
+        ("waitpoints", "list"),
+        ("marks", "list"),
+    ):
         wrong = yuxi(*command, "--db", "sqlit:///typo.db")
         assert wrong.exit_code == 2, wrong.output
         assert "Invalid value for --db" in wrong.output
@@ -88,6 +98,12 @@ def test_every_db_option_says_what_it_accepts() -> None:
         ("api-key", "issue"),
         ("api-key", "list"),
         ("api-key", "revoke"),
+        ("runs", "list"),
+        ("runs", "take-over"),
+        ("runs", "cancel"),
+        ("waitpoints", "cancel"),
+        ("marks", "list"),
+        ("access", "explain"),
     ]
     for command in commands:
         text = " ".join(yuxi(*command, "--help").output.split())
