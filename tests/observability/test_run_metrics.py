@@ -90,12 +90,13 @@ async def test_a_wait_for_a_pooled_postgresql_connection_is_seen(
     pool = {"db_client_connection_pool_name": store.description}
     try:
         await store.ready()
-        held = asyncio.Event()
+        held, release = asyncio.Event(), asyncio.Event()
 
         async def hold() -> None:
             async with store.read() as tx:
+                await tx.fetchall("SELECT 1")
                 held.set()
-                await tx.fetchall("SELECT pg_sleep(1)")
+                await release.wait()  # the connection stays out until the scrape is done
 
         async def wait() -> None:
             async with store.read() as tx:  # waits for the pool's one connection
@@ -106,6 +107,8 @@ async def test_a_wait_for_a_pooled_postgresql_connection_is_seen(
         waiter = asyncio.create_task(wait())
         await asyncio.sleep(0.1)
         during = await _scrape(metrics_url)
+        await asyncio.sleep(0.6)
+        release.set()
         await asyncio.gather(holder, waiter)
         after = await _scrape(metrics_url)
     finally:
