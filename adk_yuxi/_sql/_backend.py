@@ -28,7 +28,10 @@ class StoreBackend(ABC):
     def __init__(self, target: DatabaseTarget, engine: AsyncEngine) -> None:
         self.target = target
         self.engine = engine
-        self.pool_name = target.redacted()
+        # The metrics' pool name: the database, and its schema when one is chosen (stores
+        # on one database and schema are one pool to an operator, and summed).
+        schema = target.options.get("schema")
+        self.pool_name = target.redacted() + (f"?schema={schema}" if schema else "")
         self.waiting = 0
         """Tasks waiting for a connection now (`db.client.connection.pending_requests`)."""
 

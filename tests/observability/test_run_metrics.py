@@ -87,7 +87,7 @@ async def test_a_wait_for_a_pooled_postgresql_connection_is_seen(
     pg_schema: str, metrics_url: str
 ) -> None:
     store = SqlStore(f"{PG_URL}?schema={pg_schema}", pool_size=1, max_overflow=0)
-    pool = {"db_client_connection_pool_name": store.description}
+    pool = {"db_client_connection_pool_name": store.pool_state().name}
     try:
         await store.ready()
         held, release = asyncio.Event(), asyncio.Event()
