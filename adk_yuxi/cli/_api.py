@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ._api_banner import startup_banner
+from ._api_knowledge import install_served_knowledge, knowledge_options
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 from ._metrics import MetricsServing, metrics_options
@@ -73,6 +74,7 @@ __all__ = ["add_api_commands"]
     type=click.FloatRange(min=0, min_open=True),
     help="How long GET .../events follows a run before it ends (the client follows again).",
 )
+@knowledge_options
 @metrics_options
 @GC_OPTION
 def serve_api(
@@ -88,6 +90,8 @@ def serve_api(
     cancel_poll_seconds: float,
     heartbeat_seconds: float,
     follow_seconds: float,
+    knowledge_url: str | None,
+    knowledge_key: Path,
     metrics_port: int | None,
     metrics_path: str | None,
     gc_threshold: int,
@@ -106,6 +110,11 @@ def serve_api(
         if not catalog.names():
             shown = ", ".join(map(str, agent_paths))
             raise click.ClickException(f"no agent config (*.yaml, *.yml) in {shown}")
+        skills, mcp_servers = (
+            install_served_knowledge(knowledge_url, knowledge_key)
+            if knowledge_url is not None
+            else (None, None)
+        )
         config = ApiConfig(
             database_url=db,
             agents=catalog,  # one catalog: every root agent with its tree
@@ -117,6 +126,8 @@ def serve_api(
             cancel_poll_seconds=cancel_poll_seconds,
             heartbeat_seconds=heartbeat_seconds,
             follow_seconds=follow_seconds,
+            skills=skills,
+            mcp_servers=mcp_servers,
         )
         config.check_folders()
         app = create_app(config)

@@ -9,7 +9,10 @@ from pathlib import Path
 
 from google.adk.models.base_llm import BaseLlm
 
+from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import AgentCatalog, AgentConfig
+from adk_yuxi.skills import SkillCatalog
+from adk_yuxi.tools import ToolRegistry, ToolSettings
 
 __all__ = ["ApiConfig"]
 
@@ -32,6 +35,12 @@ class ApiConfig:
     session's) that sent nothing for that long sends a `: heartbeat` comment;
     `follow_seconds`: how long `GET …/events` follows a run before it ends (with the
     run's status as of then; the client follows again from its last event id).
+
+    `registry`, `skills`, `mcp_servers` and `settings` are what every agent's App is
+    built with (`build_app`'s arguments of those names): without them an agent has the
+    built-in tools only, and an agent naming a skill or an MCP server is refused at
+    start. A host serving knowledge agents passes the catalog and servers
+    `install_knowledge` filled (`yuxi serve api --knowledge-url`).
     """
 
     database_url: str
@@ -49,6 +58,10 @@ class ApiConfig:
     follow_seconds: float = 1800.0
     cancel_poll_seconds: float = 0.5
     idempotency_ttl_seconds: float | None = 86400.0
+    registry: ToolRegistry | None = None
+    skills: SkillCatalog | None = None
+    mcp_servers: McpServerRegistry | None = None
+    settings: ToolSettings | None = None
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]

@@ -73,6 +73,10 @@ class Host:
                 catalog=catalog,
                 repository=self.access,
                 model=config.model,
+                registry=config.registry,
+                skills=config.skills,
+                mcp_servers=config.mcp_servers,
+                settings=config.settings,
                 # After the ledger: it records the error as it was; callers get the
                 # public sentence.
                 plugins=[ledger, PublicErrorsPlugin()],
