@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["install_served_knowledge", "knowledge_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+_ACCEPT = "application/json, text/event-stream"
 
 
 def knowledge_options(command: F) -> F:
@@ -69,12 +70,18 @@ def install_served_knowledge(url: str, key: Path) -> tuple[SkillCatalog, McpServ
     except KnowledgeError as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        httpx.get(url, timeout=5.0)  # any answer will do: the server is there
+        # Not a JSON-RPC message: an MCP server answers 400 at once (a GET would open
+        # its event stream and never end).
+        answer = httpx.post(url, json={}, timeout=5.0, headers={"Accept": _ACCEPT})
     except httpx.HTTPError as exc:
         raise click.ClickException(
             f"the knowledge server at {url} is not reachable ({type(exc).__name__});"
             " start `yuxi serve knowledge` first"
         ) from None
+    if answer.status_code == 404:
+        raise click.ClickException(
+            f"nothing is served at {url} (404): give the /mcp URL `yuxi serve knowledge` prints"
+        )
     mcp_servers = McpServerRegistry()
     skills = SkillCatalog(default_registry, mcp_servers)
     install_knowledge(mcp_servers, skills, url=url, signer=keys.signer())
