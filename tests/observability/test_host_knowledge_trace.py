@@ -32,6 +32,7 @@ from adk_yuxi.runtime import AgentConfig
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import default_registry
+from tests.e2e._cli import free_port
 from tests.host.conftest import parse_sse, seed
 
 from .conftest import Spans
@@ -71,36 +72,72 @@ async def _seed_knowledge(store: KnowledgeStore) -> None:
         )
 
 
-@pytest.fixture
-async def knowledge_api(tmp_path: Path) -> AsyncIterator[KnowledgeApi]:
+async def _open_api(
+    url: str, tokens: dict[str, str], server_url: str, keys: DelegationKeys
+) -> AsyncIterator[KnowledgeApi]:
+    """The host API serving `librarian`, with the knowledge server at `server_url`."""
+    mcp_servers = McpServerRegistry()
+    skills = SkillCatalog(default_registry, mcp_servers)
+    install_knowledge(mcp_servers, skills, url=server_url, signer=keys.signer())
+    llm = ScriptedLlm([])
+    config = ApiConfig(
+        database_url=url,
+        agents=(LIBRARIAN,),
+        model=llm,
+        worker="test-worker",
+        skills=skills,
+        mcp_servers=mcp_servers,
+    )
+    app = create_app(config)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+            yield KnowledgeApi(client, llm, tokens)
+
+
+async def _opened(tmp_path: Path, *, serving: bool) -> AsyncIterator[KnowledgeApi]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'api.db'}"
     tokens = await seed(url)  # users root, mei, bo with their API keys
     store = KnowledgeStore(url)
     await store.prepare()
+    keys = DelegationKeys.generate()
     try:
         await _seed_knowledge(store)
-        keys = DelegationKeys.generate()
+        if not serving:  # a URL where nothing listens
+            async for api in _open_api(url, tokens, f"http://127.0.0.1:{free_port()}/mcp", keys):
+                yield api
+            return
         service = KnowledgeService(store, AccessRepository(store.store), keys.verifier())
         async with serve_knowledge_http(build_knowledge_server(service)) as server_url:
-            mcp_servers = McpServerRegistry()
-            skills = SkillCatalog(default_registry, mcp_servers)
-            install_knowledge(mcp_servers, skills, url=server_url, signer=keys.signer())
-            llm = ScriptedLlm([])
-            config = ApiConfig(
-                database_url=url,
-                agents=(LIBRARIAN,),
-                model=llm,
-                worker="test-worker",
-                skills=skills,
-                mcp_servers=mcp_servers,
-            )
-            app = create_app(config)
-            async with app.router.lifespan_context(app):
-                transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-                async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
-                    yield KnowledgeApi(client, llm, tokens)
+            async for api in _open_api(url, tokens, server_url, keys):
+                yield api
     finally:
         await store.close()
+
+
+@pytest.fixture
+async def knowledge_api(tmp_path: Path) -> AsyncIterator[KnowledgeApi]:
+    async for api in _opened(tmp_path, serving=True):
+        yield api
+
+
+@pytest.fixture
+async def knowledge_gone(tmp_path: Path) -> AsyncIterator[KnowledgeApi]:
+    async for api in _opened(tmp_path, serving=False):
+        yield api
+
+
+async def _run(api: KnowledgeApi, text: str) -> tuple[str, list[dict[str, Any]]]:
+    created = await api.client.post("/v1/agents/librarian/sessions", headers=api.auth("mei"))
+    assert created.status_code == 201, created.text
+    session = str(created.json()["id"])
+    response = await api.client.post(
+        f"/v1/agents/librarian/sessions/{session}/runs",
+        json={"text": text},
+        headers=api.auth("mei"),
+    )
+    assert response.status_code == 200, response.text
+    return session, parse_sse(response.text)
 
 
 def _tool_results(frames: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
@@ -124,16 +161,7 @@ async def test_a_knowledge_run_through_the_host_is_one_trace(
             "Parking is free on weekends.",
         ]
     )
-    created = await api.client.post("/v1/agents/librarian/sessions", headers=api.auth("mei"))
-    assert created.status_code == 201, created.text
-    session = created.json()["id"]
-    response = await api.client.post(
-        f"/v1/agents/librarian/sessions/{session}/runs",
-        json={"text": "Is parking free?"},
-        headers=api.auth("mei"),
-    )
-    assert response.status_code == 200, response.text
-    frames = parse_sse(response.text)
+    session, frames = await _run(api, "Is parking free?")
     assert frames[-1]["data"]["status"] == "completed"
     answered, refused = _tool_results(frames, "query_kb")
     assert answered["structuredContent"]["hits"][0]["file_name"] == "parking.txt"
@@ -180,3 +208,16 @@ async def test_a_knowledge_run_through_the_host_is_one_trace(
         "fastapi.serialization",
     }, others
     assert "yuxi.ledger.claim" in {s.name for s in runs}
+
+
+async def test_a_knowledge_server_that_is_not_there_leaves_its_tools_unavailable(
+    knowledge_gone: KnowledgeApi,
+) -> None:
+    """The server is skipped for the run (the operator log says why); the run goes on
+    and the model is told the tool is not available, as for any MCP server down."""
+    knowledge_gone.llm.extend([call("query_kb", kb_id="hb", query="parking"), "No answer."])
+    _session, frames = await _run(knowledge_gone, "Is parking free?")
+    assert frames[-1]["data"]["status"] == "completed"
+    assert "query_kb" not in knowledge_gone.llm.tool_names(0)
+    (refused,) = _tool_results(frames, "query_kb")
+    assert refused["error"]["code"] == "tool_not_available"
