@@ -1,8 +1,10 @@
-"""What `yuxi serve api` says it serves before it starts: agents, database, worker, port."""
+"""What `yuxi serve api` says it serves before it starts: agents, database, worker, port,
+MCP servers."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -23,13 +25,26 @@ def startup_banner(app: FastAPI, config: ApiConfig, host: str, port: int) -> str
     database = parse_database_url(config.database_url).redacted()
     worker = host_state.control.worker
     where = f"http://{host}:{port}" if port else f"{host}, on a port the system picks"
-    return "\n".join(
-        [
-            "yuxi serve api",
-            f"  agents:   {', '.join(names)} ({len(names)})",
-            f"  database: {database}",
-            f"  worker:   {worker}; every `yuxi serve api` on this database is one more"
-            f" worker (a dead one's runs close after {config.lease_seconds:g} s)",
-            f"  address:  {where}",
-        ]
-    )
+    lines = [
+        "yuxi serve api",
+        f"  agents:   {', '.join(names)} ({len(names)})",
+        f"  database: {database}",
+        f"  worker:   {worker}; every `yuxi serve api` on this database is one more"
+        f" worker (a dead one's runs close after {config.lease_seconds:g} s)",
+        f"  address:  {where}",
+    ]
+    if config.mcp_servers is not None:
+        for name in config.mcp_servers.enabled():
+            lines.append(f"  mcp:      {name} at {_shown(config.mcp_servers.get(name).url)}")
+    return "\n".join(lines)
+
+
+def _shown(url: str | None) -> str:
+    """An MCP server's URL without credentials or query (which may carry a token)."""
+    if url is None:
+        return "stdio"
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return f"{parts.scheme}://{netloc}{parts.path}"

@@ -11,7 +11,11 @@ import pytest
 
 from adk_yuxi.cli._api_banner import startup_banner
 from adk_yuxi.host import ApiConfig, create_app
+from adk_yuxi.knowledge import DelegationKeys, install_knowledge
+from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import AgentConfig
+from adk_yuxi.skills import SkillCatalog
+from adk_yuxi.tools import default_registry
 from tests.e2e._cli import BIN, cli_env, free_port
 
 
@@ -33,6 +37,24 @@ def test_the_banner_names_agents_database_worker_and_address(
     text = startup_banner(create_app(local), local, "127.0.0.1", 0)
     assert f"(file {tmp_path / '.yuxi' / 'yuxi.db'})" in text
     assert "on a port the system picks" in text
+    assert "mcp:" not in text  # none installed
+
+
+def test_the_banner_names_the_mcp_servers_without_credentials(tmp_path: Path) -> None:
+    servers = McpServerRegistry()
+    skills = SkillCatalog(default_registry, servers)
+    url = "http://kb:hunter2@127.0.0.1:8765/mcp?token=hunter2"
+    install_knowledge(servers, skills, url=url, signer=DelegationKeys.generate().signer())
+    agents = (AgentConfig(name="helper", tools=()),)
+    config = ApiConfig(
+        database_url=f"sqlite:///{tmp_path / 'y.db'}",
+        agents=agents,
+        skills=skills,
+        mcp_servers=servers,
+    )
+    text = startup_banner(create_app(config), config, "127.0.0.1", 9000)
+    assert "mcp:      knowledge at http://127.0.0.1:8765/mcp" in text
+    assert "hunter2" not in text
 
 
 def test_serve_api_prints_it_on_the_default_database(tmp_path: Path) -> None:
