@@ -101,6 +101,9 @@ def test_a_served_agent_queries_the_knowledge_server(
     (tmp_path / "librarian.yaml").write_text(AGENT)
     args = ["--agents", str(tmp_path / "librarian.yaml"), "--knowledge-url", mcp]
     args += ["--knowledge-key", str(tmp_path / "key.jwk")]
+    root = mcp.removesuffix("/mcp")  # the server, but not its MCP path: one line at start
+    wrong = CliRunner().invoke(main, ["serve", "api", "--db", url, *args[:-3], root, *args[-2:]])
+    assert wrong.exit_code == 1 and f"nothing is served at {root} (404)" in wrong.output
     with (
         serve_api(args, YUXI_DATABASE_URL=url, YUXI_MODEL="yuxi-demo") as base,
         httpx.Client(base_url=base, timeout=60) as client,
