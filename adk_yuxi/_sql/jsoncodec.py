@@ -21,13 +21,24 @@ from .errors import InvalidValueError
 EMPTY = "{}"
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    kind = type(value)
+    return kind in _PLAIN or (kind is float and value - value == 0.0)  # not NaN or inf
+
+
 def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
     """Converts values to JSON data, as ADK's SQL services do.
 
     Values with no JSON form (a callable, say) are stored as their ``repr`` rather
     than failing the whole write; NaN and infinities become null because neither
-    SQLite's nor PostgreSQL's JSON accepts them.
+    SQLite's nor PostgreSQL's JSON accepts them. A mapping of plain scalars (the
+    usual state delta) is already JSON data and is copied as it is.
     """
+    if all(_plain(item) for item in value.values()):
+        return dict(value)
     try:
         converted = to_jsonable_python(dict(value), inf_nan_mode="null")
     except Exception:
@@ -53,6 +64,10 @@ def _plain_float(found: re.Match[str]) -> str:
     return text if "." in text else text + ".0"
 
 
+# One encoder for every call: ``json.dumps`` with options builds a new one each time.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON text; ``ensure_ascii=False`` keeps CJK readable and short.
 
@@ -60,7 +75,7 @@ def dumps(value: Any) -> str:
     decimal point instead: PostgreSQL's JSONB prints its numbers without exponents,
     so ``1.5e300`` would come back as a 301-digit integer. With the point it comes back
     as the same float, on every backend."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _ENCODER.encode(value)
     if _EXPONENT.search(text) is None:
         return text
     return _TOKENS.sub(_plain_float, text)

@@ -321,6 +321,25 @@ _PINNED_BUMP_DDL: dict[Backend, list[str]] = {
 }
 
 
+# Step 6: windowed session reads (docs/design/session-window.md). ``window_floor`` is
+# set on the events a windowed read may start from: on a compaction event, the first
+# seq a read must include to give the model what a full read gives it; on a rewind,
+# 0 (read everything). The partial index finds a session's latest such event in one
+# probe and costs an ordinary append nothing (an index on (sid, timestamp) for
+# ``after_timestamp`` cost every append 15% of its floor, for a filter nothing here uses).
+_WINDOW_DDL: dict[Backend, list[str]] = {
+    backend: [
+        "ALTER TABLE yx_events ADD COLUMN window_floor BIGINT",
+        "CREATE INDEX ix_yx_events_floor ON yx_events (sid, seq) WHERE window_floor IS NOT NULL",
+    ]
+    for backend in ("sqlite", "postgresql")
+}
+
+
+async def _window(migration: Migration) -> None:
+    await migration.run_ddl(_WINDOW_DDL)
+
+
 async def _pinned_bump(migration: Migration) -> None:
     await migration.run_ddl(_PINNED_BUMP_DDL)
 
@@ -344,6 +363,7 @@ PLATFORM = SchemaPart(
             _leaner,
         ),
         Step(5, "the access bump trigger works under any search_path", _pinned_bump),
+        Step(6, "windowed session reads: window_floor and its partial index", _window),
     ),
 )
 SCHEMA_VERSION = PLATFORM.version

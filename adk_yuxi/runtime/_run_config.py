@@ -6,6 +6,10 @@ system instruction, every tool declaration) into attribute values; the stable on
 cost about half. With no OpenTelemetry provider installed (traces, logs, metrics), neither
 output goes anywhere, so a host asks for the cheaper one; once a provider is set (by
 the operator, before or after start) runs get ADK's default again.
+
+Every run also reads its session through a window (``SessionWindow``): from the latest
+compaction on, so a turn reads O(window) events from ``SqlSessionService`` instead of
+the whole history, and the model gets exactly the contents a full read would give it.
 """
 
 from __future__ import annotations
@@ -14,9 +18,14 @@ from google.adk.agents.run_config import RunConfig
 from google.adk.telemetry.context import TelemetryConfig
 from opentelemetry import _logs, metrics, trace
 
+from ..sessions import SessionWindow
+
 __all__ = ["host_run_config", "telemetry_recorded"]
 
-_UNRECORDED = RunConfig(telemetry=TelemetryConfig(genai_semconv_stability_opt_in="stable"))
+_UNRECORDED = RunConfig(
+    telemetry=TelemetryConfig(genai_semconv_stability_opt_in="stable"),
+    get_session_config=SessionWindow(),
+)
 
 
 def _api_only(provider: object, api_module: str) -> bool:
@@ -36,5 +45,5 @@ def telemetry_recorded() -> bool:
 def host_run_config() -> RunConfig:
     """A fresh `RunConfig` for one run (ADK's callers may change the one they get)."""
     if telemetry_recorded():
-        return RunConfig()
-    return _UNRECORDED.model_copy()
+        return RunConfig(get_session_config=SessionWindow())
+    return _UNRECORDED.model_copy(deep=True)

@@ -17,6 +17,7 @@ time both keep their keys. One merge object per backend:
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,19 +34,26 @@ _PAIRS_PER_CALL = 63
 _MAX_INLINE_KEYS = 4096
 
 
-def _checked(part: dict[str, Any], prefix: str) -> dict[str, Any]:
-    if not part:
-        return part
+def _checked(
+    part: dict[str, Any], prefix: str, texts: dict[str, str] | None = None
+) -> dict[str, Any]:
     for key in part:
-        check_text(key, f"state key {prefix + key!r}")
-    dumps_checked(part, f"state value under {prefix or 'session'} keys")
+        if not key.isascii() or "\x00" in key:  # the error message only when needed
+            check_text(key, f"state key {prefix + key!r}")
+    text = dumps_checked(part, "state value under " + (prefix or "session") + " keys")
+    if texts is not None:
+        texts[prefix] = text
     return part
 
 
-def split_state(state: Mapping[str, Any] | None) -> tuple[dict[str, Any], ...]:
+def split_state(
+    state: Mapping[str, Any] | None, texts: dict[str, str] | None = None
+) -> tuple[dict[str, Any], ...]:
     """Splits a delta into (app, user, session) parts; ``temp:`` keys are dropped.
 
     Keys and values every backend cannot store are refused here, before any SQL.
+    The JSON text of each non-empty part goes into `texts` under its prefix
+    (``""`` for the session's own keys), if given.
     """
     if not state:
         return {}, {}, {}
@@ -62,9 +70,9 @@ def split_state(state: Mapping[str, Any] | None) -> tuple[dict[str, Any], ...]:
         elif not key.startswith(State.TEMP_PREFIX):
             session[key] = value
     return (
-        _checked(json_safe(app), State.APP_PREFIX),
-        _checked(json_safe(user), State.USER_PREFIX),
-        _checked(json_safe(session), ""),
+        _checked(json_safe(app), State.APP_PREFIX, texts) if app else app,
+        _checked(json_safe(user), State.USER_PREFIX, texts) if user else user,
+        _checked(json_safe(session), "", texts) if session else session,
     )
 
 
@@ -86,8 +94,11 @@ class _JsonMerge:
     def param(self, name: str) -> str:
         raise NotImplementedError
 
-    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
-        """SQL for ``column`` updated with ``delta``, or "" if it must be done in Python."""
+    def merge_expr(
+        self, column: str, delta: Mapping[str, Any], params: dict[str, Any], text: str = ""
+    ) -> str:
+        """SQL for ``column`` updated with ``delta`` (whose JSON is `text`, if known),
+        or "" if it must be done in Python."""
         raise NotImplementedError
 
 
@@ -95,8 +106,10 @@ class _PgMerge(_JsonMerge):
     def param(self, name: str) -> str:
         return f"CAST(:{name} AS JSONB)"
 
-    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
-        params["delta_all"] = dumps(delta)
+    def merge_expr(
+        self, column: str, delta: Mapping[str, Any], params: dict[str, Any], text: str = ""
+    ) -> str:
+        params["delta_all"] = text or dumps(delta)
         return f"{column} || CAST(:delta_all AS JSONB)"
 
 
@@ -104,13 +117,23 @@ class _SqliteMerge(_JsonMerge):
     def param(self, name: str) -> str:
         return f":{name}"
 
-    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
+    def merge_expr(
+        self, column: str, delta: Mapping[str, Any], params: dict[str, Any], text: str = ""
+    ) -> str:
         if len(delta) > _MAX_INLINE_KEYS or any('"' in key for key in delta):
             return ""
+        # With the delta's JSON at hand, each value is taken from it by ``->`` (which
+        # json_set embeds as JSON, literals as written): one dump instead of one a key.
+        whole = bool(text) and _ARROW
+        if whole:
+            params["delta_all"] = text
         expr = column
         pieces: list[str] = []
         for index, (key, value) in enumerate(delta.items()):
             params[f"dp{index}"] = f'$."{key}"'
+            if whole:
+                pieces.append(f":dp{index}, :delta_all -> :dp{index}")
+                continue
             params[f"dv{index}"] = dumps(value)
             pieces.append(f":dp{index}, json(:dv{index})")
             if len(pieces) == _PAIRS_PER_CALL:
@@ -121,12 +144,27 @@ class _SqliteMerge(_JsonMerge):
         return expr
 
 
+# SQLite's ``->`` operator (3.38).
+_ARROW = sqlite3.sqlite_version_info >= (3, 38)
+
 _MERGE: dict[Backend, _JsonMerge] = {"postgresql": _PgMerge(), "sqlite": _SqliteMerge()}
 
 
 def json_param(tx: Tx, name: str) -> str:
     """The placeholder for a JSON object parameter bound as text."""
     return _MERGE[tx.backend].param(name)
+
+
+def session_state_update(
+    backend: Backend, delta: Mapping[str, Any], text: str, row_id: int
+) -> tuple[str, dict[str, Any]] | None:
+    """The UPDATE merging `delta` (whose JSON is `text`) into session row `row_id`,
+    or None if it needs a read first (see ``_SqliteMerge``)."""
+    params: dict[str, Any] = {"row": row_id}
+    expr = _MERGE[backend].merge_expr("state", delta, params, text)
+    if not expr:
+        return None
+    return f"UPDATE yx_sessions SET state = {expr} WHERE sid = :row", params
 
 
 async def merge_session_state(
