@@ -9,7 +9,6 @@ one implementation per kind (``_sqlite_backend``, ``_pg_backend``) and no
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
@@ -17,10 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ._tx import Params, Tx
 from .urls import Backend, DatabaseTarget
-
-
-class _NothingWritten(Exception):
-    """Rolls ``write_all`` back when its first statement changed nothing."""
 
 
 class StoreBackend(ABC):
@@ -39,20 +34,6 @@ class StoreBackend(ABC):
     @abstractmethod
     def write(self) -> AbstractAsyncContextManager[Tx]:
         """A write transaction, committed on success and rolled back on error."""
-
-    async def write_all(self, statements: Sequence[tuple[str, Params | None]]) -> list[int]:
-        """The statements in one transaction; the rows each changed. If the first
-        changes no row, nothing is committed and the answer is ``[0]``."""
-        counts: list[int] = []
-        try:
-            async with self.write() as tx:
-                for sql, params in statements:
-                    counts.append(await tx.execute(sql, params))
-                    if counts == [0]:
-                        raise _NothingWritten
-        except _NothingWritten:
-            return [0]
-        return counts
 
     @abstractmethod
     def read(self) -> AbstractAsyncContextManager[Tx]:

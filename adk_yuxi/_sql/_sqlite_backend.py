@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
 from ._backend import StoreBackend
-from ._errormap import DRIVER_ERRORS, translate
 from ._sqlite import InlineWriter, open_inline
 from ._sqlite_tx import AioSqliteTx, InlineReadTx, InlineTx
 from ._tx import Params, Tx
@@ -49,28 +48,6 @@ class SqliteBackend(StoreBackend):
     async def write_one(self, sql: str, params: Params | None) -> int:
         async with self.writer.lock:
             return await self.writer.write_one(sql, params)
-
-    async def write_all(self, statements: Sequence[tuple[str, Params | None]]) -> list[int]:
-        """Inline, without a context manager per call: BEGIN IMMEDIATE, the
-        statements, COMMIT (a state-delta append is this, on its hot path)."""
-        writer = self.writer
-        async with writer.lock:
-            conn = await writer.begin()
-            counts: list[int] = []
-            try:
-                for sql, params in statements:
-                    counts.append(int(conn.execute(sql, params or {}).rowcount))
-                    if counts == [0]:
-                        writer.rollback()
-                        return counts
-                await writer.commit()
-            except DRIVER_ERRORS as exc:
-                writer.rollback()
-                raise translate(exc) from exc
-            except BaseException:
-                writer.rollback()
-                raise
-        return counts
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:

@@ -12,6 +12,7 @@ import decimal
 import json
 import re
 from collections.abc import Mapping
+from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -64,8 +65,27 @@ def _plain_float(found: re.Match[str]) -> str:
     return text if "." in text else text + ".0"
 
 
-# One encoder for every call: ``json.dumps`` with options builds a new one each time.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The C encoder behind it, made once: ``json.dumps`` with options builds a new encoder
+# (and the C one under it) at every call, which costs more than encoding a small state
+# delta. Without a markers dict it does not look for cycles; a cycle ends in a
+# RecursionError, turned back into json's own ValueError below.
+_C_ENCODER = (
+    None
+    if c_make_encoder is None or c_encode_basestring is None
+    else c_make_encoder(
+        None, _ENCODER.default, c_encode_basestring, None, ":", ",", False, False, False
+    )
+)
+
+
+def _encode(value: Any) -> str:
+    if _C_ENCODER is None or isinstance(value, str):
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODER(value, 0))
+    except RecursionError:
+        raise ValueError("Circular reference detected") from None
 
 
 def dumps(value: Any) -> str:
@@ -75,7 +95,7 @@ def dumps(value: Any) -> str:
     decimal point instead: PostgreSQL's JSONB prints its numbers without exponents,
     so ``1.5e300`` would come back as a 301-digit integer. With the point it comes back
     as the same float, on every backend."""
-    text = _ENCODER.encode(value)
+    text = _encode(value)
     if _EXPONENT.search(text) is None:
         return text
     return _TOKENS.sub(_plain_float, text)

@@ -145,12 +145,6 @@ class SqlStore:
         await self.ready()
         return await self._backend.write_one(sql, params)
 
-    async def write_all(self, statements: Sequence[tuple[str, Params | None]]) -> list[int]:
-        """The statements in one transaction; the rows each changed. If the first
-        changes no row, nothing is written and the answer is ``[0]``."""
-        await self.ready()
-        return await self._backend.write_all(statements)
-
     def write(self) -> AbstractAsyncContextManager[Tx]:
         """A write transaction, committed on success and rolled back on error.
 

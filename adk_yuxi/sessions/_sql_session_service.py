@@ -304,7 +304,9 @@ class SqlSessionService(BaseSessionService):
         row_id, revision, first = expected
         delta = event.actions.state_delta if event.actions else None
         texts: dict[str, str] = {}
-        app_delta, user_delta, session_delta = js.split_state(delta, texts)
+        parts = js.split_state(delta, texts)
+        app_delta, user_delta, session_delta = parts
+        patch = js.state_patch(self._store.backend, parts, texts)
         event_id = check_text(event.id, "event id")
         invocation_id = check_text(event.invocation_id or "", "invocation id")
         data = encode_event(event)
@@ -316,16 +318,16 @@ class SqlSessionService(BaseSessionService):
             ts=event.timestamp,
             data=data,
             floor=stored_floor(session, event, revision, first),
+            patch=patch,
         )
         try:
-            if not (app_delta or user_delta or session_delta):
-                # The common case: one autocommitted statement (see INSERT_EVENT).
+            if patch is not None or not (app_delta or user_delta or session_delta):
+                # The common cases: one autocommitted statement (see INSERT_EVENT; a
+                # session-state patch is applied by the insert trigger).
                 if await self._store.write_one(INSERT_EVENT, params) != 1:
                     raise NotAppended
             else:
-                await self._append_with_state(
-                    params, app_delta, user_delta, session_delta, texts.get("", "")
-                )
+                await self._append_with_state(params, app_delta, user_delta, session_delta)
         except (NotAppended, IntegrityViolation) as exc:
             raise await rejection(self._store, params, revision) from exc
         set_storage_marker(session, marker(row_id, revision + 1, first))
@@ -338,22 +340,8 @@ class SqlSessionService(BaseSessionService):
         app_delta: dict[str, Any],
         user_delta: dict[str, Any],
         session_delta: dict[str, Any],
-        session_text: str,
     ) -> None:
-        """The event insert plus its state merges, in one transaction.
-
-        The usual delta (session keys only, each a plain JSON path) goes as two
-        statements in one inline unit (``SqlStore.write_all``); the rest through
-        a transaction that may read before it writes.
-        """
-        if not (app_delta or user_delta):
-            update = js.session_state_update(
-                self._store.backend, session_delta, session_text, params["row"]
-            )
-            if update is not None:
-                if (await self._store.write_all([(INSERT_EVENT, params), update]))[0] != 1:
-                    raise NotAppended
-                return
+        """The event insert plus its state merges, in one transaction."""
         async with self._store.write() as tx:
             if await tx.execute(INSERT_EVENT, params) != 1:
                 raise NotAppended

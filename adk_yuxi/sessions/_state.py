@@ -13,11 +13,16 @@ time both keep their keys. One merge object per backend:
   be written as a JSON path, and a very large delta would exceed the statement's
   parameter limit; those fall back to read-merge-write, which is safe because it
   runs inside the write transaction (SQLite has one writer).
+
+The usual delta (session keys only, no null and no object among its values) is the
+case where RFC 7396's merge patch is exactly a top-level ``dict.update``: on SQLite
+it travels with the event row (``state_patch``) and the row's insert trigger applies
+it with ``json_patch`` (number literals kept as written), so such an append is one
+autocommitted INSERT (``state_patch``).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -60,7 +65,10 @@ def split_state(
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
     session: dict[str, Any] = {}
-    for key, value in (state or {}).items():
+    for key, value in state.items():
+        if type(key) is str and ":" not in key:  # the usual session key
+            session[key] = value
+            continue
         if not isinstance(key, str):
             raise InvalidValueError(f"Invalid state key {key!r}: state keys are strings.")
         if key.startswith(State.APP_PREFIX):
@@ -74,6 +82,19 @@ def split_state(
         _checked(json_safe(user), State.USER_PREFIX, texts) if user else user,
         _checked(json_safe(session), "", texts) if session else session,
     )
+
+
+def state_patch(
+    backend: Backend, parts: tuple[dict[str, Any], ...], texts: Mapping[str, str]
+) -> str | None:
+    """The session part's JSON if the event row can carry it as ``state_patch``
+    (SQLite, session keys only, a merge patch equal to ``dict.update``), else None."""
+    app, user, session = parts
+    if backend != "sqlite" or app or user or not session:
+        return None
+    if any(value is None or type(value) is dict for value in session.values()):
+        return None
+    return texts[""]
 
 
 def merged_state(
@@ -94,11 +115,8 @@ class _JsonMerge:
     def param(self, name: str) -> str:
         raise NotImplementedError
 
-    def merge_expr(
-        self, column: str, delta: Mapping[str, Any], params: dict[str, Any], text: str = ""
-    ) -> str:
-        """SQL for ``column`` updated with ``delta`` (whose JSON is `text`, if known),
-        or "" if it must be done in Python."""
+    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
+        """SQL for ``column`` updated with ``delta``, or "" if it must be done in Python."""
         raise NotImplementedError
 
 
@@ -106,10 +124,8 @@ class _PgMerge(_JsonMerge):
     def param(self, name: str) -> str:
         return f"CAST(:{name} AS JSONB)"
 
-    def merge_expr(
-        self, column: str, delta: Mapping[str, Any], params: dict[str, Any], text: str = ""
-    ) -> str:
-        params["delta_all"] = text or dumps(delta)
+    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
+        params["delta_all"] = dumps(delta)
         return f"{column} || CAST(:delta_all AS JSONB)"
 
 
@@ -117,23 +133,13 @@ class _SqliteMerge(_JsonMerge):
     def param(self, name: str) -> str:
         return f":{name}"
 
-    def merge_expr(
-        self, column: str, delta: Mapping[str, Any], params: dict[str, Any], text: str = ""
-    ) -> str:
+    def merge_expr(self, column: str, delta: Mapping[str, Any], params: dict[str, Any]) -> str:
         if len(delta) > _MAX_INLINE_KEYS or any('"' in key for key in delta):
             return ""
-        # With the delta's JSON at hand, each value is taken from it by ``->`` (which
-        # json_set embeds as JSON, literals as written): one dump instead of one a key.
-        whole = bool(text) and _ARROW
-        if whole:
-            params["delta_all"] = text
         expr = column
         pieces: list[str] = []
         for index, (key, value) in enumerate(delta.items()):
             params[f"dp{index}"] = f'$."{key}"'
-            if whole:
-                pieces.append(f":dp{index}, :delta_all -> :dp{index}")
-                continue
             params[f"dv{index}"] = dumps(value)
             pieces.append(f":dp{index}, json(:dv{index})")
             if len(pieces) == _PAIRS_PER_CALL:
@@ -144,27 +150,12 @@ class _SqliteMerge(_JsonMerge):
         return expr
 
 
-# SQLite's ``->`` operator (3.38).
-_ARROW = sqlite3.sqlite_version_info >= (3, 38)
-
 _MERGE: dict[Backend, _JsonMerge] = {"postgresql": _PgMerge(), "sqlite": _SqliteMerge()}
 
 
 def json_param(tx: Tx, name: str) -> str:
     """The placeholder for a JSON object parameter bound as text."""
     return _MERGE[tx.backend].param(name)
-
-
-def session_state_update(
-    backend: Backend, delta: Mapping[str, Any], text: str, row_id: int
-) -> tuple[str, dict[str, Any]] | None:
-    """The UPDATE merging `delta` (whose JSON is `text`) into session row `row_id`,
-    or None if it needs a read first (see ``_SqliteMerge``)."""
-    params: dict[str, Any] = {"row": row_id}
-    expr = _MERGE[backend].merge_expr("state", delta, params, text)
-    if not expr:
-        return None
-    return f"UPDATE yx_sessions SET state = {expr} WHERE sid = :row", params
 
 
 async def merge_session_state(
