@@ -57,12 +57,16 @@ SESSION_WITH_WINDOW = SESSION_WITH_EVENTS.replace(
     " ORDER BY kind, seq", f" AND e.seq >= {_FLOOR} ORDER BY kind, seq"
 )
 FLOOR_OF_ROW = _FLOOR.replace("s.sid", ":row")
-# ``patch``: a session-state delta applied by SQLite's trigger (NULL: none).
+# ``patch``: a session-state delta applied by SQLite's trigger (NULL: none). The guard
+# is a scalar subquery: a missing session makes ``sid`` NULL, which the NOT NULL
+# constraint refuses. (``INSERT ... SELECT`` from yx_sessions, which that trigger
+# updates, made SQLite buffer the row in a temporary table on every append.)
 INSERT_EVENT = (
     "INSERT INTO yx_events (sid, seq, event_id, invocation_id, timestamp, data, window_floor,"
-    " state_patch) SELECT sid, CAST(:rev AS BIGINT) + 1, CAST(:event_id AS TEXT),"
-    " CAST(:invocation_id AS TEXT), CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT),"
-    f" CAST(:floor AS BIGINT), CAST(:patch AS TEXT) FROM yx_sessions WHERE sid = :row AND {KEY}"
+    f" state_patch) VALUES ((SELECT sid FROM yx_sessions WHERE sid = :row AND {KEY}),"
+    " CAST(:rev AS BIGINT) + 1, CAST(:event_id AS TEXT), CAST(:invocation_id AS TEXT),"
+    " CAST(:ts AS DOUBLE PRECISION), CAST(:data AS TEXT), CAST(:floor AS BIGINT),"
+    " CAST(:patch AS TEXT))"
 )
 
 

@@ -14,9 +14,9 @@ An event is still needed ("alive") unless it is covered by a compaction that
 every agent sees (no branch, no isolation scope) and cannot come back:
 
 * a raw event whose timestamp is inside a kept summary's range, whose function
-  calls all have their response, and whose response (if any) does not answer a
-  call ADK would re-inject (ADK restores a compacted call whose response
-  survives);
+  calls all have their response, whose invocation waits on no call (a paused run
+  is resumed by its invocation id), and that holds no call ADK would re-inject (ADK
+  restores a compacted call whose response survives);
 * an older summary that a kept one contains (ADK drops it too).
 
 Rewinds and isolation-scoped events (task agents) look back past any summary, so
@@ -115,17 +115,19 @@ def window_floor(events: Sequence[Event], first_seq: int, summary: Event) -> int
     kept = _kept(ranges)
     kept_at = {index for index, _, _ in kept}
     coverage = sorted((start, end) for _, start, end in kept if start <= end)
+    long_running = _long_running(every)
     answered = {
         response.id
         for event in every
         for response in event.get_function_responses()
-        if response.id and (event.author == "user" or response.id not in _long_running(every))
+        if response.id and (event.author == "user" or response.id not in long_running)
     }
     alive = [
         _alive(event, index in kept_at, coverage, kept, answered)
         for index, event in enumerate(events)
     ]
     _keep_calls_of_alive_responses(events, alive)
+    _keep_paused_invocations(events, alive, answered)
     first = next((index for index, needed in enumerate(alive) if needed), len(events))
     return first_seq + first
 
@@ -153,6 +155,22 @@ def _alive(
     if not _covered(coverage, event.timestamp):
         return True
     return any(call.id not in answered for call in event.get_function_calls())
+
+
+def _keep_paused_invocations(
+    events: Sequence[Event], alive: list[bool], answered: set[str]
+) -> None:
+    """An invocation waiting on a call is resumed by invocation id: ADK then looks for
+    its events, so all of them stay."""
+    waiting = {
+        event.invocation_id
+        for event in events
+        if any(call.id not in answered for call in event.get_function_calls())
+    }
+    if waiting:
+        for index, event in enumerate(events):
+            if event.invocation_id in waiting:
+                alive[index] = True
 
 
 def _keep_calls_of_alive_responses(events: Sequence[Event], alive: list[bool]) -> None:

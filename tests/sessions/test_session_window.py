@@ -205,3 +205,15 @@ async def test_a_summary_appended_to_a_partial_read_sets_no_floor(
     _, windowed = await both(sessions)
     # m5 (retained), the older summary (now contained, read past) and the newest one.
     assert len(windowed) == 3
+
+
+async def test_a_paused_invocation_stays_whole(sessions: SqlSessionService) -> None:
+    """A run waiting on a call is resumed by its invocation id: all its events stay."""
+    opening = said("please approve", 101.0)
+    opening.invocation_id = "paused"
+    waiting = called("c1", 102.0)
+    waiting.invocation_id = "paused"
+    events = [said("m0", 100.0), opening, waiting, summary(100.0, 102.0, 103.0)]
+    await fill(sessions, events)
+    _, windowed = await both(sessions)
+    assert [e.invocation_id for e in windowed[:2]] == ["paused", "paused"]
