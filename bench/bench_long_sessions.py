@@ -106,27 +106,43 @@ async def yuxi_contender(
         records=services.store,
     )
     runner = Runner(app=app, session_service=services.session_service)
-    await services.session_service.create_session(
-        app_name=AGENT, user_id=USER, session_id=session_id
-    )
-    await seed_sql(services, AGENT, USER, session_id, prior)
-    return _turns(runner, session_id, lambda: host_run_config())
+    sessions = services.session_service
+
+    async def session_for_turn() -> str:
+        if prior:  # the long session, seeded once
+            return session_id
+        return (await sessions.create_session(app_name=AGENT, user_id=USER)).id
+
+    if prior:
+        await sessions.create_session(app_name=AGENT, user_id=USER, session_id=session_id)
+        await seed_sql(services, AGENT, USER, session_id, prior)
+    return _turns(runner, session_for_turn, lambda: host_run_config())
 
 
 async def plain_contender(prior: list[Event], player: Player) -> Contender:
     agent = LlmAgent(name=AGENT, model=player, tools=[FunctionTool(lookup)])
     service = InMemorySessionService()
     runner = Runner(app=App(name=AGENT, root_agent=agent), session_service=service)
-    session = await service.create_session(app_name=AGENT, user_id=USER)
+    long_session = await service.create_session(app_name=AGENT, user_id=USER)
     for event in prior:
-        await service.append_event(session, event)
-    return _turns(runner, session.id, lambda: None)
+        await service.append_event(long_session, event)
+
+    async def session_for_turn() -> str:
+        if prior:
+            return long_session.id
+        return (await service.create_session(app_name=AGENT, user_id=USER)).id
+
+    return _turns(runner, session_for_turn, lambda: None)
 
 
-def _turns(runner: Runner, session_id: str, config: Callable[[], Any]) -> Contender:
+def _turns(
+    runner: Runner, session_for_turn: Callable[[], Awaitable[str]], config: Callable[[], Any]
+) -> Contender:
+    """A new session for every turn of the anchors (untimed), the long one otherwise."""
     message = types.Content(role="user", parts=[types.Part(text="what do we know?")])
 
     async def turn() -> float:
+        session_id = await session_for_turn()
         start = time.perf_counter()
         async for _ in runner.run_async(
             user_id=USER, session_id=session_id, new_message=message, run_config=config()
