@@ -38,7 +38,10 @@ def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
     SQLite's nor PostgreSQL's JSON accepts them. A mapping of plain scalars (the
     usual state delta) is already JSON data and is copied as it is.
     """
-    if all(_plain(item) for item in value.values()):
+    for item in value.values():
+        if not _plain(item):
+            break
+    else:
         return dict(value)
     try:
         converted = to_jsonable_python(dict(value), inf_nan_mode="null")
@@ -132,7 +135,8 @@ def dumps_checked(value: Any, field: str) -> str:
     # since a string may hold a literal backslash followed by "u0000".
     if "\\u0000" in text and _has_nul(value):
         raise InvalidValueError(f"Invalid {field}: it contains a NUL character.")
-    check_text(text, field)
+    if not text.isascii():  # ASCII text holds neither NUL (escaped above) nor surrogates
+        check_text(text, field)
     return text
 
 

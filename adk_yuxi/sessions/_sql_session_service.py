@@ -84,6 +84,7 @@ class SqlSessionService(BaseSessionService):
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._object_locks = SessionObjectLocks()
         self._marks = FastMarks(self._store)
+        self._sqlite = self._store.backend == "sqlite"
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -303,10 +304,14 @@ class SqlSessionService(BaseSessionService):
             expected = (*await adopt_revision(self._store, session, params), None)
         row_id, revision, first = expected
         delta = event.actions.state_delta if event.actions else None
-        texts: dict[str, str] = {}
-        parts = js.split_state(delta, texts)
-        app_delta, user_delta, session_delta = parts
-        patch = js.state_patch(self._store.backend, parts, texts)
+        patch = js.plain_session_patch(delta) if delta and self._sqlite else None
+        if patch is not None:
+            app_delta, user_delta, session_delta = {}, {}, delta or {}
+        else:
+            texts: dict[str, str] = {}
+            parts = js.split_state(delta, texts)
+            app_delta, user_delta, session_delta = parts
+            patch = js.state_patch(self._store.backend, parts, texts)
         event_id = check_text(event.id, "event id")
         invocation_id = check_text(event.invocation_id or "", "invocation id")
         data = encode_event(event)

@@ -84,6 +84,22 @@ def split_state(
     )
 
 
+_PATCHABLE = frozenset({str, int, bool})
+
+
+def plain_session_patch(delta: Mapping[str, Any]) -> str | None:
+    """The usual delta in one pass: if every key is a plain session key (ASCII, no
+    scope prefix) and every value a string, number or boolean, its JSON (which the
+    insert trigger applies as a merge patch); else None, and `split_state` decides."""
+    for key, value in delta.items():
+        if type(key) is not str or ":" in key or not key.isascii() or "\x00" in key:
+            return None
+        kind = type(value)
+        if kind not in _PATCHABLE and not (kind is float and value - value == 0.0):
+            return None
+    return dumps_checked(delta, "state value under session keys")
+
+
 def state_patch(
     backend: Backend, parts: tuple[dict[str, Any], ...], texts: Mapping[str, str]
 ) -> str | None:
