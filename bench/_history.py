@@ -15,10 +15,11 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions, EventCompaction
 from google.genai import types
 
+from adk_yuxi.sessions import SessionWindow
 from adk_yuxi.sessions._window import window_floor
 from adk_yuxi.storage import YuxiServices
 
-__all__ = ["seed_sql", "turn_events", "with_summary"]
+__all__ = ["resummarize", "seed_sql", "turn_events", "with_summary"]
 
 _START = time.time() - 1_000_000.0
 
@@ -105,3 +106,33 @@ async def seed_sql(
             " :data, :floor)",
             rows,
         )
+
+
+async def resummarize(
+    services: YuxiServices, app: str, user: str, session_id: str, retained: int = 4
+) -> None:
+    """Appends a rolling summary of the window but its last `retained` raw events,
+    through the service (which stores its floor), as token-threshold compaction does
+    after a turn: the window is back to the summary and the retained events."""
+    sessions = services.session_service
+    session = await sessions.get_session(
+        app_name=app, user_id=user, session_id=session_id, config=SessionWindow()
+    )
+    assert session is not None
+    raw = [e for e in session.events if not (e.actions and e.actions.compaction)]
+    older = [e.actions.compaction for e in session.events if e.actions and e.actions.compaction]
+    if len(raw) <= retained:
+        return
+    start = older[-1].start_timestamp if older else None
+    start = raw[0].timestamp if start is None else start
+    covered = raw[:-retained]
+    text = f"Summary up to {covered[-1].invocation_id}."
+    compaction = EventCompaction(
+        start_timestamp=start,
+        end_timestamp=covered[-1].timestamp,
+        compacted_content=types.Content(role="model", parts=[types.Part(text=text)]),
+    )
+    await sessions.append_event(
+        session,
+        Event(author="user", invocation_id="summary", actions=EventActions(compaction=compaction)),
+    )

@@ -15,6 +15,12 @@ Prior events are inserted in bulk (four per prior turn, as a turn stores them), 
   the service would have stored), which is what the window reads from;
 - without one: the whole history is read and sent, as without compaction.
 
+After every timed turn of a "+ summary" row a rolling summary of all but the last four
+raw events is appended through the service (untimed; `--grow` leaves it out), as
+token-threshold compaction leaves the session after a turn: every turn then starts from
+a summary and four retained events, whatever the history's length, and the ratio shows
+what the window saves. The summarizer's own model call is not part of this figure.
+
 The model request size (characters of the contents sent at the second model call) is
 printed per contender. Once `build_app` wires compaction by default the "without"
 rows compact on their first turn, and the "with" rows are the steady state.
@@ -49,7 +55,7 @@ from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, ShareConfig
 from adk_yuxi.runtime import AgentConfig, build_app, host_run_config
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.tools import ToolRegistry, tool
-from bench._history import seed_sql, turn_events, with_summary
+from bench._history import resummarize, seed_sql, turn_events, with_summary
 from bench._timing import format_table, median_rate
 
 AGENT, USER = "bench", "u"
@@ -90,7 +96,11 @@ Contender = Callable[[], Awaitable[float]]  # one turn; returns its seconds
 
 
 async def yuxi_contender(
-    services: YuxiServices, prior: list[Event], player: Player, session_id: str
+    services: YuxiServices,
+    prior: list[Event],
+    player: Player,
+    session_id: str,
+    compact: bool = False,
 ) -> Contender:
     registry = ToolRegistry()
     tool(registry=registry)(lookup)
@@ -116,7 +126,12 @@ async def yuxi_contender(
     if prior:
         await sessions.create_session(app_name=AGENT, user_id=USER, session_id=session_id)
         await seed_sql(services, AGENT, USER, session_id, prior)
-    return _turns(runner, session_for_turn, lambda: host_run_config())
+
+    async def after_turn() -> None:
+        if compact:
+            await resummarize(services, AGENT, USER, session_id)
+
+    return _turns(runner, session_for_turn, lambda: host_run_config(), after_turn)
 
 
 async def plain_contender(prior: list[Event], player: Player) -> Contender:
@@ -132,13 +147,17 @@ async def plain_contender(prior: list[Event], player: Player) -> Contender:
             return long_session.id
         return (await service.create_session(app_name=AGENT, user_id=USER)).id
 
-    return _turns(runner, session_for_turn, lambda: None)
+    return _turns(runner, session_for_turn, lambda: None, None)
 
 
 def _turns(
-    runner: Runner, session_for_turn: Callable[[], Awaitable[str]], config: Callable[[], Any]
+    runner: Runner,
+    session_for_turn: Callable[[], Awaitable[str]],
+    config: Callable[[], Any],
+    after_turn: Callable[[], Awaitable[None]] | None,
 ) -> Contender:
-    """A new session for every turn of the anchors (untimed), the long one otherwise."""
+    """A new session for every turn of the anchors (untimed), the long one otherwise;
+    `after_turn` (untimed) runs after each."""
     message = types.Content(role="user", parts=[types.Part(text="what do we know?")])
 
     async def turn() -> float:
@@ -148,12 +167,15 @@ def _turns(
             user_id=USER, session_id=session_id, new_message=message, run_config=config()
         ):
             pass
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        if after_turn is not None:
+            await after_turn()
+        return seconds
 
     return turn
 
 
-async def measure(sizes: list[int], rounds: int) -> list[list[str]]:
+async def measure(sizes: list[int], rounds: int, compact: bool) -> list[list[str]]:
     tmp = Path(tempfile.mkdtemp(prefix="yuxi-long-"))
     services = open_services(f"sqlite+aiosqlite:///{tmp / 'bench.db'}")
     players: dict[str, Player] = {}
@@ -170,7 +192,9 @@ async def measure(sizes: list[int], rounds: int) -> list[list[str]]:
         history = [e for i in range(size // 4) for e in turn_events(i)]
         summarized = with_summary(history)
         name = f"Yuxi, {size:,} events + summary"
-        contenders[name] = await yuxi_contender(services, summarized, player(name), f"s{size}w")
+        contenders[name] = await yuxi_contender(
+            services, summarized, player(name), f"s{size}w", compact=compact
+        )
         name = f"Yuxi, {size:,} events, no summary"
         contenders[name] = await yuxi_contender(services, history, player(name), f"s{size}f")
         plain = f"plain ADK in memory, {size:,} events"
@@ -205,10 +229,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="3 rounds")
+    parser.add_argument(
+        "--grow",
+        action="store_true",
+        help="no summary after each turn: the '+ summary' windows grow turn by turn",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("ADK_DISABLE_TELEMETRY", "1")
     sizes = [int(s) for s in args.sizes.split(",")]
-    rows = asyncio.run(measure(sizes, 3 if args.quick else args.rounds))
+    rows = asyncio.run(measure(sizes, 3 if args.quick else args.rounds, not args.grow))
     print("Whole turn (2 model calls + 1 tool call), median of interleaved rounds.")
     print("Ratio: Yuxi rows vs Yuxi on a new session; plain ADK rows vs plain ADK new.")
     headers = ["contender", "ms per turn", "ratio", "chars sent (2nd call)"]
