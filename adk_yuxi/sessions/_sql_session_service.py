@@ -5,7 +5,10 @@ creation time), one ``yx_events`` row per event (the event as ADK's JSON, plus t
 indexed columns ``sid, seq, timestamp``), and shared ``yx_app_states`` /
 ``yx_user_states`` rows for ``app:`` and ``user:`` keys.
 Event rows also carry ``fast_codec``, which lets ``get_session`` skip ADK's slow
-Python validators where a previous read proved that exact (see ``_event_codec``).
+Python validators where a previous read proved that exact (see ``_event_codec``),
+``window_floor``, where a windowed read (``SessionWindow``) may start (see
+``_window``), and ``state_patch``, a session-state delta SQLite's insert trigger
+merges (see ``_state``).
 
 Concurrency policy: optimistic, like ADK's own SQL services. A ``Session`` handed
 out by this service remembers the row id and revision it was read at (in ADK's
@@ -182,8 +185,9 @@ class SqlSessionService(BaseSessionService):
     async def _event_rows(
         self, tx: Tx, row_id: int, revision: int, config: GetSessionConfig | None
     ) -> list[Any]:
-        """Fetches event JSON, with the config's filters done by the database (by
-        index: the primary key, ``(sid, timestamp)`` and the window floor's index).
+        """Fetches event JSON, with the config's filters done by the database: the
+        window and ``num_recent_events`` as ranges of the ``(sid, seq)`` primary key,
+        ``after_timestamp`` as a filter on the session's range.
 
         Bounding by ``seq <= revision`` pins the events to the state read in the
         same call, even when a concurrent append lands in between.
