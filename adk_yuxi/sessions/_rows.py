@@ -49,14 +49,23 @@ SESSION_WITH_EVENTS = (
     " ORDER BY kind, seq"
 )
 # The same from the latest window floor on (all events if there is none, or it is 0).
+# The latest floor is found through the partial index, which SQLite's planner must be
+# told to use: by the primary key it would walk the session's rows back from the end,
+# all of them for a session that has no floor.
 _FLOOR = (
-    "COALESCE((SELECT f.window_floor FROM yx_events f WHERE f.sid = s.sid"
+    "COALESCE((SELECT f.window_floor FROM yx_events f{hint} WHERE f.sid = s.sid"
     " AND f.window_floor IS NOT NULL ORDER BY f.seq DESC LIMIT 1), 0)"
 )
-SESSION_WITH_WINDOW = SESSION_WITH_EVENTS.replace(
-    " ORDER BY kind, seq", f" AND e.seq >= {_FLOOR} ORDER BY kind, seq"
-)
-FLOOR_OF_ROW = _FLOOR.replace("s.sid", ":row")
+_HINTS = {"sqlite": " INDEXED BY ix_yx_events_floor", "postgresql": ""}
+SESSION_WITH_WINDOW = {
+    backend: SESSION_WITH_EVENTS.replace(
+        " ORDER BY kind, seq", f" AND e.seq >= {_FLOOR.format(hint=hint)} ORDER BY kind, seq"
+    )
+    for backend, hint in _HINTS.items()
+}
+FLOOR_OF_ROW = {
+    backend: _FLOOR.format(hint=hint).replace("s.sid", ":row") for backend, hint in _HINTS.items()
+}
 # ``patch``: a session-state delta applied by SQLite's trigger (NULL: none). The guard
 # is a scalar subquery: a missing session makes ``sid`` NULL, which the NOT NULL
 # constraint refuses. (``INSERT ... SELECT`` from yx_sessions, which that trigger

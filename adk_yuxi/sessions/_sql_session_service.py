@@ -162,7 +162,8 @@ class SqlSessionService(BaseSessionService):
         first: int | None = None
         async with self._store.read() as tx:
             if _unfiltered(config):
-                sql = SESSION_WITH_WINDOW if wants_window(config) else SESSION_WITH_EVENTS
+                windowed = wants_window(config)
+                sql = SESSION_WITH_WINDOW[tx.backend] if windowed else SESSION_WITH_EVENTS
                 both = await tx.fetchall(sql, params)
                 if not both or both[0][0] != 0:
                     return None
@@ -202,7 +203,7 @@ class SqlSessionService(BaseSessionService):
             sql += " AND timestamp >= :after"
             params["after"] = after
         if wants_window(config):
-            sql += f" AND seq >= {FLOOR_OF_ROW}"
+            sql += f" AND seq >= {FLOOR_OF_ROW[tx.backend]}"
         if limit is None:
             return await tx.fetchall(sql + " ORDER BY seq", params)
         params["limit"] = limit
