@@ -116,6 +116,8 @@ def _has_nul(value: Any) -> bool:
 
 def check_text(text: str, field: str) -> str:
     """The text if every backend can store it; else ``InvalidValueError`` naming ``field``."""
+    if text.isascii() and "\x00" not in text:  # the usual id: nothing to encode
+        return text
     if "\x00" in text:
         raise InvalidValueError(f"Invalid {field}: it contains a NUL character.")
     try:
