@@ -183,11 +183,6 @@ def apply_temp_state(service: BaseSessionService, session: Session, event: Event
 
 
 def trim_temp_delta_state(service: BaseSessionService, event: Event) -> Event:
-    """ADK's removal of `temp:` keys from the delta to store; skipped when there are
-    none (it reassigns the delta through pydantic's validated setattr every time)."""
-    delta = event.actions.state_delta if event.actions else None
-    if not delta or not any(key.startswith("temp:") for key in delta):
-        return event
     return service._trim_temp_delta_state(event)
 
 

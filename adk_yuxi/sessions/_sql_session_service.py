@@ -38,7 +38,6 @@ from google.adk.sessions.base_session_service import (
     ListSessionsResponse,
 )
 from google.adk.sessions.session import Session
-from google.adk.sessions.state import State
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -303,11 +302,9 @@ class SqlSessionService(BaseSessionService):
             "user": check_user_id(session.user_id),
             "sid": check_session_id(session.id),
         }
+        apply_temp_state(self, session, event)
+        event = trim_temp_delta_state(self, event)
         delta = event.actions.state_delta if event.actions else None
-        if delta and any(key.startswith(State.TEMP_PREFIX) for key in delta):
-            apply_temp_state(self, session, event)
-            event = trim_temp_delta_state(self, event)
-            delta = event.actions.state_delta
         expected = parse_marker(storage_marker(session))
         if expected is None:
             expected = (*await adopt_revision(self._store, session, params), None)
