@@ -165,7 +165,11 @@ def function_tool_context_param(tool: FunctionTool) -> str:
 
 
 def storage_marker(session: Session) -> Any:
-    """What a session service stored on a `Session` to recognise it at append time."""
+    """What a session service stored on a `Session` to recognise it at append time
+    (read from pydantic's private dict: the attribute lookup costs several µs)."""
+    private = session.__pydantic_private__
+    if private is not None and "_storage_update_marker" in private:
+        return private["_storage_update_marker"]
     return session._storage_update_marker
 
 

@@ -288,6 +288,7 @@ PUBLIC: dict[str, set[str]] = {
     "adk_yuxi.sessions": {
         "SessionExistsError",
         "SessionPage",
+        "SessionWindow",
         "SqlSessionService",
         "StaleSessionWriteError",
         "UnknownSessionError",

@@ -12,6 +12,7 @@ import decimal
 import json
 import re
 from collections.abc import Mapping
+from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -21,13 +22,27 @@ from .errors import InvalidValueError
 EMPTY = "{}"
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    kind = type(value)
+    return kind in _PLAIN or (kind is float and value - value == 0.0)  # not NaN or inf
+
+
 def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
     """Converts values to JSON data, as ADK's SQL services do.
 
     Values with no JSON form (a callable, say) are stored as their ``repr`` rather
     than failing the whole write; NaN and infinities become null because neither
-    SQLite's nor PostgreSQL's JSON accepts them.
+    SQLite's nor PostgreSQL's JSON accepts them. A mapping of plain scalars (the
+    usual state delta) is already JSON data and is copied as it is.
     """
+    for item in value.values():
+        if not _plain(item):
+            break
+    else:
+        return dict(value)
     try:
         converted = to_jsonable_python(dict(value), inf_nan_mode="null")
     except Exception:
@@ -53,6 +68,29 @@ def _plain_float(found: re.Match[str]) -> str:
     return text if "." in text else text + ".0"
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The C encoder behind it, made once: ``json.dumps`` with options builds a new encoder
+# (and the C one under it) at every call, which costs more than encoding a small state
+# delta. Without a markers dict it does not look for cycles; a cycle ends in a
+# RecursionError, turned back into json's own ValueError below.
+_C_ENCODER = (
+    None
+    if c_make_encoder is None or c_encode_basestring is None
+    else c_make_encoder(
+        None, _ENCODER.default, c_encode_basestring, None, ":", ",", False, False, False
+    )
+)
+
+
+def _encode(value: Any) -> str:
+    if _C_ENCODER is None or isinstance(value, str):
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODER(value, 0))
+    except RecursionError:
+        raise ValueError("Circular reference detected") from None
+
+
 def dumps(value: Any) -> str:
     """Compact JSON text; ``ensure_ascii=False`` keeps CJK readable and short.
 
@@ -60,7 +98,7 @@ def dumps(value: Any) -> str:
     decimal point instead: PostgreSQL's JSONB prints its numbers without exponents,
     so ``1.5e300`` would come back as a 301-digit integer. With the point it comes back
     as the same float, on every backend."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _encode(value)
     if _EXPONENT.search(text) is None:
         return text
     return _TOKENS.sub(_plain_float, text)
@@ -78,6 +116,8 @@ def _has_nul(value: Any) -> bool:
 
 def check_text(text: str, field: str) -> str:
     """The text if every backend can store it; else ``InvalidValueError`` naming ``field``."""
+    if text.isascii() and "\x00" not in text:  # the usual id: nothing to encode
+        return text
     if "\x00" in text:
         raise InvalidValueError(f"Invalid {field}: it contains a NUL character.")
     try:
@@ -97,7 +137,8 @@ def dumps_checked(value: Any, field: str) -> str:
     # since a string may hold a literal backslash followed by "u0000".
     if "\\u0000" in text and _has_nul(value):
         raise InvalidValueError(f"Invalid {field}: it contains a NUL character.")
-    check_text(text, field)
+    if not text.isascii():  # ASCII text holds neither NUL (escaped above) nor surrogates
+        check_text(text, field)
     return text
 
 

@@ -133,6 +133,12 @@ def register_schema_part(part: SchemaPart) -> None:
         _parts[part.name] = part
 
 
+def schema_generation() -> int:
+    """How many parts are registered: a store ready for this many has nothing to do
+    (parts are only ever added; a cheap check for every statement)."""
+    return len(_parts)
+
+
 def schema_parts() -> tuple[SchemaPart, ...]:
     """Registered parts in registration order (``platform`` first)."""
     with _lock:

@@ -321,6 +321,35 @@ _PINNED_BUMP_DDL: dict[Backend, list[str]] = {
 }
 
 
+# Step 6: windowed session reads and one-statement state appends.
+# ``window_floor`` is set on the events a windowed read may start from: on a compaction
+# event, the first seq a read must include to give the model what a full read gives
+# it; on a rewind, 0 (read everything). The partial index finds a session's latest such
+# event in one probe and costs an ordinary append nothing (an index on (sid, timestamp)
+# for ``after_timestamp`` cost every append 15% of its floor, for a filter nothing here
+# uses). ``state_patch`` carries a session-state delta that a merge patch applies
+# exactly (see adk_yuxi/sessions/_state.py); on SQLite a trigger applies it, so such
+# an append is one autocommitted INSERT, not a transaction of two statements.
+_WINDOW_DDL: dict[Backend, list[str]] = {
+    backend: [
+        "ALTER TABLE yx_events ADD COLUMN window_floor BIGINT",
+        "ALTER TABLE yx_events ADD COLUMN state_patch TEXT",
+        "CREATE INDEX ix_yx_events_floor ON yx_events (sid, seq) WHERE window_floor IS NOT NULL",
+    ]
+    for backend in ("sqlite", "postgresql")
+}
+_WINDOW_DDL["sqlite"].append(
+    """CREATE TRIGGER yx_events_state_patch AFTER INSERT ON yx_events
+    WHEN NEW.state_patch IS NOT NULL BEGIN
+      UPDATE yx_sessions SET state = json_patch(state, NEW.state_patch) WHERE sid = NEW.sid;
+    END"""
+)
+
+
+async def _window(migration: Migration) -> None:
+    await migration.run_ddl(_WINDOW_DDL)
+
+
 async def _pinned_bump(migration: Migration) -> None:
     await migration.run_ddl(_PINNED_BUMP_DDL)
 
@@ -344,6 +373,7 @@ PLATFORM = SchemaPart(
             _leaner,
         ),
         Step(5, "the access bump trigger works under any search_path", _pinned_bump),
+        Step(6, "windowed reads (window_floor) and one-statement state appends", _window),
     ),
 )
 SCHEMA_VERSION = PLATFORM.version

@@ -27,7 +27,7 @@ from ._sqlite_backend import SqliteBackend
 from ._tx import IntegrityViolation, Params, Row, Tx
 from .engine import create_engine
 from .errors import DatabaseUnavailableError, StoreClosedError
-from .migrations import SchemaPart, apply_parts, schema_parts
+from .migrations import SchemaPart, apply_parts, schema_generation, schema_parts
 from .schema import PLATFORM
 from .urls import Backend, DatabaseTarget, parse_database_url, with_options
 
@@ -109,6 +109,8 @@ class SqlStore:
 
         A part registered after this store got ready is applied at the next call.
         """
+        if len(self._applied) == schema_generation() and not self._closed:
+            return  # the hot path: every statement passes here
         self._check_open()
         parts = schema_parts()
         if parts == self._applied:

@@ -54,6 +54,7 @@ from ..marks import MarkStore
 from ..observability._metrics import instruments
 from ..waitpoints import WaitpointStore
 from ._active import ActiveRun, HeldRuns
+from ._answers import answered_again
 from ._errors import AnswerAlreadyResumed, LedgerError, WorkerLeaseExpired
 from ._store import RunLedger, RunRecord
 
@@ -255,7 +256,7 @@ class LedgerPlugin(BasePlugin):
         `__cause__` is the `LedgerError` (`resume_waitpoint` raises it as it is)."""
         try:
             active = await self._claim(invocation_context)
-            again = _answered_again(invocation_context, user_message)
+            again = await answered_again(invocation_context, user_message)
             if again:  # the run waits at a newer point: give the claim back, refuse
                 await self._release(active, "")
                 raise AnswerAlreadyResumed(invocation_context.session.id, again)
@@ -383,27 +384,3 @@ def ledger_plugin_of(ctx: ToolContext | CallbackContext) -> LedgerPlugin | None:
     """The ledger plugin of the run `ctx` belongs to, if its App has one."""
     plugin = ctx.get_invocation_context().plugin_manager.get_plugin(PLUGIN_NAME)
     return plugin if isinstance(plugin, LedgerPlugin) else None
-
-
-def _answered_again(ctx: InvocationContext, message: types.Content) -> list[str]:
-    """The calls `message` answers whose latest request the session already holds an
-    answer to: a resume that ran once (a late duplicate finds its run waiting at a newer
-    point, which a claim alone would let in). A call asked again after an answer it
-    refused (a direct answer outside the options) is open again. Concurrent duplicates
-    are the claim's to refuse."""
-    answered = {
-        part.function_response.id
-        for part in message.parts or ()
-        if part.function_response is not None and part.function_response.id
-    }
-    if not answered:
-        return []
-    closed: dict[str, bool] = {}
-    for event in ctx.session.events:
-        for asked in event.get_function_calls():
-            if asked.id in answered:
-                closed[asked.id] = False
-        for response in event.get_function_responses():
-            if response.id in answered and response.id in closed:
-                closed[response.id] = True
-    return sorted(call_id for call_id, done in closed.items() if done)

@@ -7,6 +7,10 @@ cost about half. With no OpenTelemetry tracer or logger provider installed, neit
 output goes anywhere, so a host asks for the cheaper one; once one is set (by the
 operator, before or after start) runs get ADK's default again. A meter provider alone
 does not count: ADK's metrics are the same under both conventions.
+
+Every run also reads its session through a window (``SessionWindow``): from the latest
+compaction on, so a turn reads O(window) events from ``SqlSessionService`` instead of
+the whole history, and the model gets exactly the contents a full read would give it.
 """
 
 from __future__ import annotations
@@ -15,9 +19,14 @@ from google.adk.agents.run_config import RunConfig
 from google.adk.telemetry.context import TelemetryConfig
 from opentelemetry import _logs, trace
 
+from ..sessions import SessionWindow
+
 __all__ = ["host_run_config", "telemetry_recorded"]
 
-_UNRECORDED = RunConfig(telemetry=TelemetryConfig(genai_semconv_stability_opt_in="stable"))
+_UNRECORDED = RunConfig(
+    telemetry=TelemetryConfig(genai_semconv_stability_opt_in="stable"),
+    get_session_config=SessionWindow(),
+)
 
 
 def _api_only(provider: object, api_module: str) -> bool:
@@ -37,5 +46,5 @@ def telemetry_recorded() -> bool:
 def host_run_config() -> RunConfig:
     """A fresh `RunConfig` for one run (ADK's callers may change the one they get)."""
     if telemetry_recorded():
-        return RunConfig()
-    return _UNRECORDED.model_copy()
+        return RunConfig(get_session_config=SessionWindow())
+    return _UNRECORDED.model_copy(deep=True)

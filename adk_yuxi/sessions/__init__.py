@@ -3,10 +3,12 @@
 from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
 from ._paging import SessionPage
 from ._sql_session_service import SqlSessionService
+from ._window import SessionWindow
 
 __all__ = [
     "SessionExistsError",
     "SessionPage",
+    "SessionWindow",
     "SqlSessionService",
     "StaleSessionWriteError",
     "UnknownSessionError",

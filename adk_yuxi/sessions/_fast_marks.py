@@ -6,6 +6,11 @@ row stays unmarked and is proven again next time. Marks wait a moment and go out
 together, so a busy server marks many sessions' rows in one statement instead of
 one per read (a session's next read comes a turn later). The store's ``close()``
 waits for pending marks, so none is cut off holding a connection.
+
+Until a mark is written, reads in this process take the row as marked
+(``pending_codecs``): the proof is already made. Reads back to back never yield
+to the loop long enough for the marks to go out (an inline SQLite read does not
+yield at all), so without this a busy host re-proved every row on every read.
 """
 
 from __future__ import annotations
@@ -32,7 +37,21 @@ class FastMarks:
         self._store = store
         self._gather_seconds = gather_seconds
         self._pending: dict[int, set[int]] = {}
+        self._writing: dict[int, set[int]] = {}  # the batch being written
         self._wake: asyncio.Future[None] | None = None  # settle() ends the gathering
+
+    def pending_codecs(
+        self, row_id: int, seqs: Sequence[int], codecs: Sequence[str | None]
+    ) -> Sequence[str | None]:
+        """`codecs` of these rows, with the marks proven but not yet written filled in."""
+        waiting, writing = self._pending.get(row_id), self._writing.get(row_id)
+        if not (waiting or writing):
+            return codecs
+        pending = (waiting or set()) | (writing or set())
+        return [
+            FAST_CODEC if codec != FAST_CODEC and seq in pending else codec
+            for seq, codec in zip(seqs, codecs, strict=True)
+        ]
 
     def schedule(self, row_id: int, seqs: Sequence[int]) -> None:
         if not seqs:
@@ -49,6 +68,14 @@ class FastMarks:
                 await asyncio.wait_for(wake, self._gather_seconds)
         finally:  # whatever happened, the next schedule() starts a new batch
             pending, self._pending = self._pending, {}
+            self._writing = pending
+        try:
+            await self._write(pending)
+        finally:
+            if self._writing is pending:
+                self._writing = {}
+
+    async def _write(self, pending: dict[int, set[int]]) -> None:
         terms: list[str] = []
         params: dict[str, object] = {"codec": FAST_CODEC}
         runs = [

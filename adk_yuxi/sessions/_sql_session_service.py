@@ -5,7 +5,10 @@ creation time), one ``yx_events`` row per event (the event as ADK's JSON, plus t
 indexed columns ``sid, seq, timestamp``), and shared ``yx_app_states`` /
 ``yx_user_states`` rows for ``app:`` and ``user:`` keys.
 Event rows also carry ``fast_codec``, which lets ``get_session`` skip ADK's slow
-Python validators where a previous read proved that exact (see ``_event_codec``).
+Python validators where a previous read proved that exact (see ``_event_codec``),
+``window_floor``, where a windowed read (``SessionWindow``) may start (see
+``_window``), and ``state_patch``, a session-state delta SQLite's insert trigger
+merges (see ``_state``).
 
 Concurrency policy: optimistic, like ADK's own SQL services. A ``Session`` handed
 out by this service remembers the row id and revision it was read at (in ADK's
@@ -45,7 +48,7 @@ from .._adk import (
     storage_marker,
     trim_temp_delta_state,
 )
-from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
+from .._sql.errors import SessionExistsError
 from .._sql.jsoncodec import check_text
 from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
@@ -55,17 +58,19 @@ from ._fast_marks import FastMarks
 from ._listing import list_sessions_of
 from ._object_locks import SessionObjectLocks
 from ._paging import SessionPage, decode_token, encode_token
+from ._revisions import adopt_revision, rejection
 from ._rows import (
+    FLOOR_OF_ROW,
     INSERT_EVENT,
     KEY,
-    LAST_EVENT_ID,
-    REVISION,
     SESSION_ROW,
     SESSION_WITH_EVENTS,
+    SESSION_WITH_WINDOW,
     NotAppended,
     marker,
     parse_marker,
 )
+from ._window import stored_floor, wants_window
 
 
 class SqlSessionService(BaseSessionService):
@@ -82,6 +87,7 @@ class SqlSessionService(BaseSessionService):
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._object_locks = SessionObjectLocks()
         self._marks = FastMarks(self._store)
+        self._sqlite = self._store.backend == "sqlite"
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -139,7 +145,7 @@ class SqlSessionService(BaseSessionService):
                 f"Session {session_id!r} already exists for app {app_name!r} and user {user_id!r}."
             ) from exc
         assert row is not None
-        return self._to_session(app_name, user_id, session_id, row, [])
+        return self._to_session(app_name, user_id, session_id, row, [], 1)
 
     async def get_session(
         self,
@@ -153,25 +159,36 @@ class SqlSessionService(BaseSessionService):
         user_id = check_user_id(user_id)
         session_id = check_session_id(session_id)
         params = {"app": app_name, "user": user_id, "sid": session_id}
+        first: int | None = None
         async with self._store.read() as tx:
             if _unfiltered(config):
-                both = await tx.fetchall(SESSION_WITH_EVENTS, params)
+                windowed = wants_window(config)
+                sql = SESSION_WITH_WINDOW[tx.backend] if windowed else SESSION_WITH_EVENTS
+                both = await tx.fetchall(sql, params)
                 if not both or both[0][0] != 0:
                     return None
                 row, rows = both[0][1:7], [r[7:] for r in both[1:]]
+                first = int(rows[0][0]) if rows else int(row[2]) + 1
             else:
-                first = await tx.fetchone(SESSION_ROW, params)
-                if first is None:
+                found = await tx.fetchone(SESSION_ROW, params)
+                if found is None:
                     return None
-                row, rows = first, await self._event_rows(tx, first[0], first[2], config)
-        events, proven = decode_events([(data, codec) for _, data, codec in rows])
-        self._marks.schedule(int(row[0]), [rows[index][0] for index in proven])
-        return self._to_session(app_name, user_id, session_id, row, events)
+                row, rows = found, await self._event_rows(tx, found[0], found[2], config)
+        row_id = int(row[0])
+        seqs = [int(r[0]) for r in rows]
+        codecs = self._marks.pending_codecs(row_id, seqs, [codec for _, _, codec in rows])
+        events, proven = decode_events(
+            [(r[1], codec) for r, codec in zip(rows, codecs, strict=True)]
+        )
+        self._marks.schedule(row_id, [seqs[index] for index in proven])
+        return self._to_session(app_name, user_id, session_id, row, events, first)
 
     async def _event_rows(
         self, tx: Tx, row_id: int, revision: int, config: GetSessionConfig | None
     ) -> list[Any]:
-        """Fetches event JSON, with the config's filters done by the database.
+        """Fetches event JSON, with the config's filters done by the database: the
+        window and ``num_recent_events`` as ranges of the ``(sid, seq)`` primary key,
+        ``after_timestamp`` as a filter on the session's range.
 
         Bounding by ``seq <= revision`` pins the events to the state read in the
         same call, even when a concurrent append lands in between.
@@ -185,6 +202,8 @@ class SqlSessionService(BaseSessionService):
         if after is not None:
             sql += " AND timestamp >= :after"
             params["after"] = after
+        if wants_window(config):
+            sql += f" AND seq >= {FLOOR_OF_ROW[tx.backend]}"
         if limit is None:
             return await tx.fetchall(sql + " ORDER BY seq", params)
         params["limit"] = limit
@@ -193,7 +212,13 @@ class SqlSessionService(BaseSessionService):
         return rows
 
     def _to_session(
-        self, app_name: str, user_id: str, session_id: str, row: Any, events: list[Event]
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        row: Any,
+        events: list[Event],
+        first: int | None,
     ) -> Session:
         row_id, state, revision, update_time, app_state, user_state = row
         session = Session(
@@ -204,7 +229,7 @@ class SqlSessionService(BaseSessionService):
             events=events,
             last_update_time=float(update_time),
         )
-        set_storage_marker(session, marker(int(row_id), int(revision)))
+        set_storage_marker(session, marker(int(row_id), int(revision), first))
         return session
 
     async def list_sessions(
@@ -279,12 +304,19 @@ class SqlSessionService(BaseSessionService):
         }
         apply_temp_state(self, session, event)
         event = trim_temp_delta_state(self, event)
+        delta = event.actions.state_delta if event.actions else None
         expected = parse_marker(storage_marker(session))
         if expected is None:
-            expected = await self._adopt_revision(session, params)
-        row_id, revision = expected
-        delta = event.actions.state_delta if event.actions else None
-        app_delta, user_delta, session_delta = js.split_state(delta)
+            expected = (*await adopt_revision(self._store, session, params), None)
+        row_id, revision, first = expected
+        patch = js.plain_session_patch(delta) if delta and self._sqlite else None
+        if patch is not None:
+            app_delta, user_delta, session_delta = {}, {}, delta or {}
+        else:
+            texts: dict[str, str] = {}
+            parts = js.split_state(delta, texts)
+            app_delta, user_delta, session_delta = parts
+            patch = js.state_patch(self._store.backend, parts, texts)
         event_id = check_text(event.id, "event id")
         invocation_id = check_text(event.invocation_id or "", "invocation id")
         data = encode_event(event)
@@ -295,17 +327,20 @@ class SqlSessionService(BaseSessionService):
             invocation_id=invocation_id,
             ts=event.timestamp,
             data=data,
+            floor=stored_floor(session, event, revision, first),
+            patch=patch,
         )
         try:
-            if not (app_delta or user_delta or session_delta):
-                # The common case: one autocommitted statement (see INSERT_EVENT).
+            if patch is not None or not (app_delta or user_delta or session_delta):
+                # The common cases: one autocommitted statement (see INSERT_EVENT; a
+                # session-state patch is applied by the insert trigger).
                 if await self._store.write_one(INSERT_EVENT, params) != 1:
                     raise NotAppended
             else:
                 await self._append_with_state(params, app_delta, user_delta, session_delta)
         except (NotAppended, IntegrityViolation) as exc:
-            raise await self._rejection(params, revision) from exc
-        set_storage_marker(session, marker(row_id, revision + 1))
+            raise await rejection(self._store, params, revision) from exc
+        set_storage_marker(session, marker(row_id, revision + 1, first))
         session.last_update_time = event.timestamp
         return commit_event_to_session(self, session, event)
 
@@ -333,50 +368,8 @@ class SqlSessionService(BaseSessionService):
                 now,
             )
 
-    async def _adopt_revision(self, session: Session, params: dict[str, Any]) -> tuple[int, int]:
-        """The revision for a Session this service did not hand out.
-
-        It is accepted as current only if its last event is the stored last event
-        (or both have none), the same check ADK applies to marker-less sessions.
-        """
-        async with self._store.read() as tx:
-            row = await tx.fetchone(
-                f"SELECT s.sid, {REVISION}, {LAST_EVENT_ID} FROM yx_sessions s"
-                " WHERE s.app_name = :app AND s.user_id = :user AND s.session_id = :sid",
-                params,
-            )
-        if row is None:
-            raise self._unknown(params)
-        row_id, revision, last_event_id = row
-        mine = session.events[-1].id if session.events else None
-        if mine != last_event_id:
-            raise StaleSessionWriteError(
-                f"Session {params['sid']!r} has changed in storage since this copy was made;"
-                " reload it with get_session before appending."
-            )
-        return int(row_id), int(revision)
-
-    async def _rejection(self, params: dict[str, Any], revision: int) -> Exception:
-        async with self._store.read() as tx:
-            row = await tx.fetchone(
-                f"SELECT s.sid, {REVISION} FROM yx_sessions s WHERE {KEY}", params
-            )
-        if row is None or int(row[0]) != params["row"]:
-            return self._unknown(params)
-        return StaleSessionWriteError(
-            f"Session {params['sid']!r} (app {params['app']!r}, user {params['user']!r}) was"
-            f" modified by another writer: this copy is at revision {revision}, storage is at"
-            f" {int(row[1])}. Reload it with get_session and append again."
-        )
-
-    @staticmethod
-    def _unknown(params: dict[str, Any]) -> UnknownSessionError:
-        return UnknownSessionError(
-            f"Session {params['sid']!r} not found for app {params['app']!r} and user"
-            f" {params['user']!r}; it was never created or has been deleted."
-        )
-
 
 def _unfiltered(config: GetSessionConfig | None) -> bool:
-    """Whether the config asks for every event (then one statement reads it all)."""
+    """Whether the config asks for every event, or every event of the window (then
+    one statement reads the session and its events)."""
     return config is None or (config.num_recent_events is None and config.after_timestamp is None)

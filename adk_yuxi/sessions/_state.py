@@ -13,6 +13,12 @@ time both keep their keys. One merge object per backend:
   be written as a JSON path, and a very large delta would exceed the statement's
   parameter limit; those fall back to read-merge-write, which is safe because it
   runs inside the write transaction (SQLite has one writer).
+
+The usual delta (session keys only, no null and no object among its values) is the
+case where RFC 7396's merge patch is exactly a top-level ``dict.update``: on SQLite
+it travels with the event row (``state_patch``) and the row's insert trigger applies
+it with ``json_patch`` (number literals kept as written), so such an append is one
+autocommitted INSERT (``state_patch``).
 """
 
 from __future__ import annotations
@@ -33,26 +39,36 @@ _PAIRS_PER_CALL = 63
 _MAX_INLINE_KEYS = 4096
 
 
-def _checked(part: dict[str, Any], prefix: str) -> dict[str, Any]:
-    if not part:
-        return part
+def _checked(
+    part: dict[str, Any], prefix: str, texts: dict[str, str] | None = None
+) -> dict[str, Any]:
     for key in part:
-        check_text(key, f"state key {prefix + key!r}")
-    dumps_checked(part, f"state value under {prefix or 'session'} keys")
+        if not key.isascii() or "\x00" in key:  # the error message only when needed
+            check_text(key, f"state key {prefix + key!r}")
+    text = dumps_checked(part, "state value under " + (prefix or "session") + " keys")
+    if texts is not None:
+        texts[prefix] = text
     return part
 
 
-def split_state(state: Mapping[str, Any] | None) -> tuple[dict[str, Any], ...]:
+def split_state(
+    state: Mapping[str, Any] | None, texts: dict[str, str] | None = None
+) -> tuple[dict[str, Any], ...]:
     """Splits a delta into (app, user, session) parts; ``temp:`` keys are dropped.
 
     Keys and values every backend cannot store are refused here, before any SQL.
+    The JSON text of each non-empty part goes into `texts` under its prefix
+    (``""`` for the session's own keys), if given.
     """
     if not state:
         return {}, {}, {}
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
     session: dict[str, Any] = {}
-    for key, value in (state or {}).items():
+    for key, value in state.items():
+        if type(key) is str and ":" not in key:  # the usual session key
+            session[key] = value
+            continue
         if not isinstance(key, str):
             raise InvalidValueError(f"Invalid state key {key!r}: state keys are strings.")
         if key.startswith(State.APP_PREFIX):
@@ -62,10 +78,39 @@ def split_state(state: Mapping[str, Any] | None) -> tuple[dict[str, Any], ...]:
         elif not key.startswith(State.TEMP_PREFIX):
             session[key] = value
     return (
-        _checked(json_safe(app), State.APP_PREFIX),
-        _checked(json_safe(user), State.USER_PREFIX),
-        _checked(json_safe(session), ""),
+        _checked(json_safe(app), State.APP_PREFIX, texts) if app else app,
+        _checked(json_safe(user), State.USER_PREFIX, texts) if user else user,
+        _checked(json_safe(session), "", texts) if session else session,
     )
+
+
+_PATCHABLE = frozenset({str, int, bool})
+
+
+def plain_session_patch(delta: Mapping[str, Any]) -> str | None:
+    """The usual delta in one pass: if every key is a plain session key (ASCII, no
+    scope prefix) and every value a string, number or boolean, its JSON (which the
+    insert trigger applies as a merge patch); else None, and `split_state` decides."""
+    for key, value in delta.items():
+        if type(key) is not str or ":" in key or not key.isascii() or "\x00" in key:
+            return None
+        kind = type(value)
+        if kind not in _PATCHABLE and not (kind is float and value - value == 0.0):
+            return None
+    return dumps_checked(delta, "state value under session keys")
+
+
+def state_patch(
+    backend: Backend, parts: tuple[dict[str, Any], ...], texts: Mapping[str, str]
+) -> str | None:
+    """The session part's JSON if the event row can carry it as ``state_patch``
+    (SQLite, session keys only, a merge patch equal to ``dict.update``), else None."""
+    app, user, session = parts
+    if backend != "sqlite" or app or user or not session:
+        return None
+    if any(value is None or type(value) is dict for value in session.values()):
+        return None
+    return texts[""]
 
 
 def merged_state(

@@ -9,6 +9,7 @@ import textwrap
 from google.adk.agents.run_config import RunConfig
 
 from adk_yuxi.runtime import host_run_config, telemetry_recorded
+from adk_yuxi.sessions import SessionWindow
 
 
 def test_without_providers_runs_ask_for_the_stable_semconv() -> None:
@@ -19,8 +20,26 @@ def test_without_providers_runs_ask_for_the_stable_semconv() -> None:
     config = host_run_config()
     assert config.telemetry is not None
     assert config.telemetry.should_use_experimental_genai_semconv is False
-    # Everything else is ADK's default.
-    assert config.model_dump(exclude={"telemetry"}) == RunConfig().model_dump(exclude={"telemetry"})
+    # Everything else is ADK's default, but for the windowed session read.
+    assert isinstance(config.get_session_config, SessionWindow)
+    assert config.get_session_config.num_recent_events is None
+    assert config.get_session_config.after_timestamp is None
+    own = {"telemetry", "get_session_config"}
+    assert config.model_dump(exclude=own) == RunConfig().model_dump(exclude=own)
+
+
+def test_with_providers_runs_read_the_window_too() -> None:
+    out = _in_fresh_process(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        trace.set_tracer_provider(TracerProvider())
+        from adk_yuxi.runtime import host_run_config
+        from adk_yuxi.sessions import SessionWindow
+        assert isinstance(host_run_config().get_session_config, SessionWindow)
+        """
+    )
+    assert out == "True True"
 
 
 def test_each_run_gets_its_own_config() -> None:
@@ -28,6 +47,7 @@ def test_each_run_gets_its_own_config() -> None:
     assert first is not second
     first.max_llm_calls = 3
     assert second.max_llm_calls == RunConfig().max_llm_calls
+    assert first.get_session_config is not second.get_session_config
 
 
 def _in_fresh_process(setup: str) -> str:
