@@ -11,8 +11,8 @@ reads on with `read_tool_result`.
 
 Never offloaded: results that carry media (ADK gives it to the model as parts, not
 text), results of tools that page their own output (the knowledge server's,
-as a built-in MCP server; `web_fetch` and `web_search`), framework answers the model
-must see whole (the final structured answer, handoffs, loaded skills, the user's
+as a built-in MCP server; `web_fetch`, `web_search` and `ocr_parse_file`), framework
+answers the model must see whole (the final structured answer, handoffs, loaded skills, the user's
 answers to questions) and `read_tool_result` itself; and the config's `exempt_tools`.
 
 The plugin goes last: it answers with a new result (the tool's own is never changed in
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["OFFLOAD_PLUGIN_NAME", "PAGED_TOOLS", "WHOLE_RESULT_TOOLS", "ToolResultOffloadPlugin"]
 
 OFFLOAD_PLUGIN_NAME = "yuxi_tool_result_offload"
-PAGED_TOOLS = frozenset({"web_fetch", "web_search"})
+PAGED_TOOLS = frozenset({"web_fetch", "web_search", "ocr_parse_file"})
 """Local tools that bound and page their own results (by offset, by result count)."""
 WHOLE_RESULT_TOOLS = frozenset(
     {READ_TOOL, SetModelResponseTool.NAME, TRANSFER_TOOL, "load_skill", "ask_user_question"}

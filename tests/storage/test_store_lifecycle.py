@@ -34,14 +34,21 @@ def text_event(text: str) -> Event:
     )
 
 
-def our_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("yuxi-sqlite")]
+def our_threads(before: frozenset[threading.Thread] = frozenset()) -> list[str]:
+    """The store threads alive now that were not alive `before` (another test's store
+    left open is not this test's)."""
+    return [
+        t.name
+        for t in threading.enumerate()
+        if t.name.startswith("yuxi-sqlite") and t not in before
+    ]
 
 
 @pytest.mark.parametrize("appends", [5, 300])
 def test_close_on_another_event_loop_releases_everything(
     db_url: str, tmp_path: Path, appends: int
 ) -> None:
+    before = frozenset(threading.enumerate())
     services = open_services(db_url, blob_dir=tmp_path / "blobs")
 
     async def use() -> str:
@@ -52,7 +59,7 @@ def test_close_on_another_event_loop_releases_everything(
 
     session_id = asyncio.run(use())  # that loop is gone now
     asyncio.run(services.close())  # must not raise, whatever the backend
-    assert our_threads() == []
+    assert our_threads(before) == []
 
     async def use_again() -> None:
         with pytest.raises(StoreClosedError):
