@@ -132,11 +132,6 @@ def _encode_token(created_at: float, ident: str) -> str:
     return encode_page_token(created_at, ident)
 
 
-def _decode_token(token: str) -> tuple[float, str]:
-    at, (ident,) = decode_page_token(token, ids=1, listing="list_pending")
-    return at, ident
-
-
 class WaitpointStore:
     """The waiting points of every app on one `SqlStore`."""
 
@@ -205,26 +200,10 @@ class WaitpointStore:
         page_token: str | None = None,
     ) -> WaitpointPage:
         """Pending points of a user (or of one session), oldest first, keyset-paged."""
-        if not 1 <= page_size <= 500:
-            raise ValueError("page_size must be between 1 and 500")
-        sql = (
-            f"SELECT {_COLUMNS} FROM yx_waitpoints WHERE app_name = :app AND user_id = :user"
-            " AND status = 'pending'"
+        filters = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
+        return await self._page(
+            {**filters, "status": PENDING}, page_size, page_token, "list_pending"
         )
-        params: dict[str, Any] = {"app": app_name, "user": user_id, "limit": page_size + 1}
-        if session_id is not None:
-            sql += " AND session_id = :session"
-            params["session"] = session_id
-        if page_token is not None:
-            params["after_t"], params["after_id"] = _decode_token(page_token)
-            sql += " AND (created_at > :after_t OR (created_at = :after_t AND id > :after_id))"
-        sql += " ORDER BY created_at, id LIMIT :limit"
-        async with self.store.read() as tx:
-            rows = [_row(r) for r in await tx.fetchall(sql, params)]
-        if len(rows) <= page_size:
-            return WaitpointPage(rows, None)
-        last = rows[page_size - 1]
-        return WaitpointPage(rows[:page_size], _encode_token(last.created_at, last.id))
 
     async def count_pending(self, app_names: Sequence[str]) -> dict[str, int]:
         """Pending points of each app (for the `yuxi.waitpoints.pending` gauge)."""
@@ -258,27 +237,35 @@ class WaitpointStore:
     ) -> WaitpointPage:
         """Every user's points for the operator, oldest first, keyset-paged; a filter
         left None matches every row (`status=None`: settled ones too)."""
-        if not 1 <= page_size <= 500:
-            raise ValueError("page_size must be between 1 and 500")
         if status is not None and status not in WAITPOINT_STATUSES:
             raise ValueError(f"unknown waiting point status {status!r}")
-        where = ["1 = 1"]
-        params: dict[str, Any] = {"limit": page_size + 1}
-        for column, value in (
-            ("app_name", app_name),
-            ("user_id", user_id),
-            ("session_id", session_id),
-            ("invocation_id", invocation_id),
-            ("status", status),
-        ):
-            if value is not None:
-                where.append(f"{column} = :{column}")
-                params[column] = value
+        filters = {
+            "app_name": app_name,
+            "user_id": user_id,
+            "session_id": session_id,
+            "invocation_id": invocation_id,
+            "status": status,
+        }
+        return await self._page(filters, page_size, page_token, "list_points")
+
+    async def _page(
+        self,
+        filters: dict[str, str | None],
+        page_size: int,
+        page_token: str | None,
+        listing: str,
+    ) -> WaitpointPage:
+        """Points matching every filter not None, oldest first, keyset-paged."""
+        if not 1 <= page_size <= 500:
+            raise ValueError("page_size must be between 1 and 500")
+        where = [f"{column} = :{column}" for column, v in filters.items() if v is not None]
+        params: dict[str, Any] = {c: v for c, v in filters.items() if v is not None}
+        params["limit"] = page_size + 1
         if page_token is not None:
-            at, (after,) = decode_page_token(page_token, ids=1, listing="list_points")
+            at, (after,) = decode_page_token(page_token, ids=1, listing=listing)
             params["after_t"], params["after_id"] = at, after
             where.append("(created_at > :after_t OR (created_at = :after_t AND id > :after_id))")
-        sql = f"SELECT {_COLUMNS} FROM yx_waitpoints WHERE {' AND '.join(where)}"
+        sql = f"SELECT {_COLUMNS} FROM yx_waitpoints WHERE {' AND '.join(where) or '1 = 1'}"
         sql += " ORDER BY created_at, id LIMIT :limit"
         async with self.store.read() as tx:
             rows = [_row(r) for r in await tx.fetchall(sql, params)]
