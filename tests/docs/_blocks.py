@@ -12,6 +12,8 @@ A fenced block is run when the line before its opening fence is an HTML comment
   script) for the commands after it.
 - `<!-- run: background wait=URL -->`: each command of the block starts in the background;
   the next block runs once URL answers.
+- A snippet line (`--8<-- "samples/first_agent.py"`) stands for that file of the clone,
+  as on the site.
 - `port=8080` on any marker: the page's 8080 becomes a free port in every later block (its
   commands, files and output), so a page can say 8080 while CI runs beside other servers.
 
@@ -30,6 +32,7 @@ __all__ = ["Block", "Command", "output_matches", "page_blocks"]
 
 _MARKER = re.compile(r"^<!--\s*run(?::\s*(?P<options>.*?))?\s*-->\s*$")
 _FENCE = re.compile(r"^(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)")
+_SNIPPET = re.compile(r'^--8<-- "(?P<path>[^"]+)"\s*$')
 _HEREDOC = re.compile(r"<<-?\s*'?\"?(?P<word>\w+)'?\"?")
 SHELL = {"", "console", "shell", "sh", "bash", "text"}
 ANY_LINES = "…"
@@ -92,8 +95,9 @@ class Block:
         return found
 
 
-def page_blocks(path: Path, *, name: str | None = None) -> list[Block]:
-    """Every marked block of the page at `path`, in page order."""
+def page_blocks(path: Path, *, name: str | None = None, base: Path | None = None) -> list[Block]:
+    """Every marked block of the page at `path`, in page order; a snippet line
+    (`--8<-- "samples/x.py"`) is replaced by that file under `base`, as the site shows it."""
     lines = path.read_text(encoding="utf-8").splitlines()
     blocks: list[Block] = []
     options: dict[str, str] | None = None
@@ -114,12 +118,19 @@ def page_blocks(path: Path, *, name: str | None = None) -> list[Block]:
         start = index
         while index < len(lines) and not lines[index].startswith(close):
             index += 1
-        body = "".join(f"{text}\n" for text in lines[start:index])
+        body = "".join(_expand(text, base) for text in lines[start:index])
         index += 1
         if options is not None:
             blocks.append(Block(name or path.name, start, fence.group("lang"), body, options))
         options = None
     return blocks
+
+
+def _expand(line: str, base: Path | None) -> str:
+    snippet = _SNIPPET.match(line)
+    if snippet is None or base is None:
+        return f"{line}\n"
+    return (base / snippet.group("path")).read_text(encoding="utf-8")
 
 
 def _options(text: str) -> dict[str, str]:

@@ -20,6 +20,8 @@ from tests.docs._blocks import SHELL, Block, Command, output_matches, page_block
 
 __all__ = ["PageRun", "run_page"]
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -153,7 +155,7 @@ def run_page(page: Path, work: Path, bin_dir: Path, *, name: str | None = None) 
     work.mkdir(parents=True, exist_ok=True)
     run = PageRun(work=work, bin_dir=bin_dir)
     try:
-        for block in page_blocks(page, name=name):
+        for block in page_blocks(page, name=name, base=REPO):
             run.block(block)
             if run.problems:
                 break

@@ -110,3 +110,12 @@ def test_only_marked_fences_are_blocks(tmp_path: Path) -> None:
     )
     (block,) = page_blocks(page)
     assert block.options == {"file": "a.yaml", "port": "8080"} and block.body == "x: 1\n"
+
+
+def test_a_snippet_stands_for_its_file(tmp_path: Path) -> None:
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "x.py").write_text("print('x')\n")
+    page = tmp_path / "p.md"
+    page.write_text('<!-- run: file=x.py -->\n```python\n--8<-- "samples/x.py"\n```\n')
+    (block,) = page_blocks(page, base=tmp_path)
+    assert block.body == "print('x')\n" and block.options == {"file": "x.py"}
