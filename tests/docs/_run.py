@@ -74,6 +74,8 @@ class PageRun:
                     self.background(block, command)
                 else:
                     self.command(block, command)
+                if self.problems:
+                    return  # what follows depends on it
             if "wait" in block.options:
                 self.wait(block, self._ports(block.options["wait"]))
         else:

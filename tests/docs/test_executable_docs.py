@@ -70,7 +70,7 @@ def test_a_page_whose_command_drifted_fails(installed: Path, tmp_path: Path) -> 
     done = run_page(page, tmp_path / "work", installed)
     assert len(done.problems) == 1
     assert "exited 2 (success expected)" in done.problems[0]
-    assert "No such option: --departement" in done.problems[0]
+    assert "No such option '--departement'" in done.problems[0]
 
 
 def test_a_shown_error_must_be_an_error(installed: Path, tmp_path: Path) -> None:
