@@ -13,7 +13,9 @@ from tests.docs._blocks import Block, output_matches, page_blocks
 from tests.docs._run import run_page
 from tests.packaging._wheel import REPO, built_dist, make_venv
 
-pytestmark = pytest.mark.slow
+# A page is a walk-through of several commands, some starting servers; the first test also
+# builds the wheel and installs it.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 DOCS = REPO / "docs"
 # The pages whose commands and programs a reader types in; each has marked blocks.
