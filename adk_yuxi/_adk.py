@@ -45,6 +45,7 @@ __all__ = [
     "function_tool_context_param",
     "invocation_of",
     "mark_a2a_agent_unavailable",
+    "read_for_a_run",
     "set_storage_marker",
     "storage_marker",
     "transfer_instructions",
@@ -62,6 +63,7 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
     ("google.adk.tools.function_tool", "FunctionTool", "_context_param_name", "attribute"),
     ("google.adk.tools.function_tool", "FunctionTool", "_require_confirmation", "attribute"),
     ("google.adk.sessions.session", "Session", "_storage_update_marker", "attribute"),
+    ("google.adk.runners", "Runner", "_get_or_create_session", "method"),
     (
         "google.adk.sessions.base_session_service",
         "BaseSessionService",
@@ -235,3 +237,51 @@ class HookedReflectAndRetryPlugin(ReflectAndRetryToolPlugin):
         self, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, error: Any
     ) -> dict[str, Any] | None:
         return await self.handle_failure(tool, tool_args, tool_context, error)
+
+
+_RUN_READERS: tuple[Any, frozenset[Any], Any] | None = None
+
+
+def _code_tree(code: Any) -> set[Any]:
+    """A function's code object and those of the functions nested in it."""
+    found = {code}
+    for const in code.co_consts:
+        if hasattr(const, "co_consts"):
+            found |= _code_tree(const)
+    return found
+
+
+def _run_readers() -> tuple[Any, frozenset[Any], Any]:
+    global _RUN_READERS
+    if _RUN_READERS is None:
+        from google.adk.runners import Runner  # late: the Runner imports the sessions
+
+        _RUN_READERS = (
+            Runner._get_or_create_session.__code__,
+            frozenset(_code_tree(Runner.run_async.__code__)),
+            Runner.run_debug.__code__,
+        )
+    return _RUN_READERS
+
+
+def read_for_a_run() -> bool:
+    """Whether the `get_session` calling this (directly, before its first await) was
+    called by ADK's Runner to run a turn: from `run_async` (through
+    `_get_or_create_session`) or `run_debug`.
+
+    ADK passes no config for those reads unless the caller's `RunConfig` has one, and the
+    same call without a config also serves listing and export, so the caller is told
+    apart by the identity of its code. `rewind_async` reads through the same helper but
+    needs the whole history: only `run_async` above it counts.
+    """
+    get_or_create, run_async, run_debug = _run_readers()
+    try:
+        caller = sys._getframe(2)  # 0: here, 1: get_session, 2: its caller
+    except ValueError:
+        return False
+    if caller.f_code is run_debug:
+        return True
+    if caller.f_code is not get_or_create:
+        return False
+    outer = caller.f_back
+    return outer is not None and outer.f_code in run_async
