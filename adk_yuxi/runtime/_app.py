@@ -40,6 +40,7 @@ from ._guards import guard_plugins
 from ._offload import ToolResultOffloadPlugin
 from ._plugin import AuthorizationPlugin
 from ._principals import FixedPrincipal, PrincipalSource
+from ._prompt_estimate import prompt_estimate_plugins
 from ._refusals import RefusalHook
 from ._resources import FileOwner
 from ._rights import LiveRights
@@ -277,10 +278,19 @@ def build_app(
         summarizer = resolve_model(policy.summarizer_model)
     root_model = agents[tree.root].model
     assert isinstance(root_model, BaseLlm)  # set from `_model` above
+    compaction = compaction_config(policy, summarizer or root_model)
     return App(
         name=app_name or tree.root,
         root_agent=agents[tree.root],
         # Last: the offload plugin answers with a new result, which ends ADK's chain.
-        plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins, offload],
-        events_compaction_config=compaction_config(policy, summarizer or root_model),
+        plugins=[
+            *prompt_estimate_plugins(compaction),
+            plugin,
+            McpResultPlugin(),
+            *ledger,
+            *guards,
+            *plugins,
+            offload,
+        ],
+        events_compaction_config=compaction,
     )
