@@ -44,6 +44,7 @@ from ._prompt_estimate import prompt_estimate_plugins
 from ._refusals import RefusalHook
 from ._resources import FileOwner
 from ._rights import LiveRights
+from ._run_config import RunDefaultsPlugin
 from ._toolset import YuxiToolset
 from ._tree import AgentTree
 from ._tree_runtime import TreeRuntimeFactory
@@ -285,6 +286,7 @@ def build_app(
         # Last: the offload plugin answers with a new result, which ends ADK's chain.
         plugins=[
             *prompt_estimate_plugins(compaction),
+            RunDefaultsPlugin(),
             plugin,
             McpResultPlugin(),
             *ledger,
