@@ -93,8 +93,16 @@ async def long_table(
                 await turn.seed(session_id, [e for i in range(size // 4) for e in turn_events(i)])
                 if name.startswith("plain") and size >= HEAVY:
                     continue
-                answer, end, _ = await turn.run(session_id)  # the first turn: may compact
-                first.append([name, f"{size:,}", f"{answer * 1e3:,.0f}", f"{end * 1e3:,.0f}"])
+                answer, end, cpu = await turn.run(session_id)  # the first turn: may compact
+                first.append(
+                    [
+                        name,
+                        f"{size:,}",
+                        f"{answer * 1e3:,.0f}",
+                        f"{end * 1e3:,.0f}",
+                        f"{cpu * 1e3:,.0f}",
+                    ]
+                )
             await _new_session_turns(turn, 1)  # warm-up
         samples: dict[tuple[str, int], list[float]] = {key: [] for key in cells}
         samples |= {(name, 0): [] for name in turns}
@@ -138,7 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     print("\nWhole turn at N prior events, against the same entry point's new session.")
     print(format_table(["entry point", "session", "CPU ms per turn", "x new session"], rows))
     print("\nThe first turn on each long session (compacts a history above the threshold).")
-    print(format_table(["entry point", "prior events", "ms to answer", "ms to end"], first))
+    print(
+        format_table(["entry point", "prior events", "ms to answer", "ms to end", "CPU ms"], first)
+    )
 
 
 if __name__ == "__main__":
