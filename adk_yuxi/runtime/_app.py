@@ -285,9 +285,9 @@ def build_app(
         root_agent=agents[tree.root],
         # Last: the offload plugin answers with a new result, which ends ADK's chain.
         plugins=[
+            plugin,
             *prompt_estimate_plugins(compaction),
             RunDefaultsPlugin(),
-            plugin,
             McpResultPlugin(),
             *ledger,
             *guards,

@@ -113,7 +113,8 @@ class PromptEstimatePlugin(BasePlugin):
 
 def prompt_estimate_plugins(config: EventsCompactionConfig | None) -> list[BasePlugin]:
     """The plugin when `config` compacts by token threshold (nothing reads the size
-    otherwise). First in an App's plugins: a plugin before it may end the chain."""
+    otherwise). Early in an App's plugins: a plugin before it that answers a model call
+    ends ADK's chain (the authorization plugin does so only to stop a run)."""
     if config is None or config.token_threshold is None:
         return []
     return [PromptEstimatePlugin()]
