@@ -98,3 +98,73 @@ async def test_adk_cli_services_from_a_yuxi_uri_window_runs(db_url: str, tmp_pat
     service = create_session_service_from_options(base_dir=tmp_path, session_service_uri=uri)
     assert isinstance(service, SqlSessionService)
     await check_windowed_run(service)
+
+
+AGENT_PY = '''
+from pathlib import Path
+
+from google.adk.plugins.base_plugin import BasePlugin
+
+from adk_yuxi.access import Principal, User
+from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.testing import ScriptedLlm
+
+
+class Seen(BasePlugin):
+    """Writes how many events the run's session holds when the agent starts."""
+
+    def __init__(self):
+        super().__init__(name="seen")
+
+    async def before_agent_callback(self, *, agent, callback_context):
+        seen = Path(__file__).with_name("seen.txt")
+        seen.write_text(str(len(callback_context.session.events)))
+
+
+app = build_app(
+    AgentConfig(name="{name}", tools=()),
+    Principal.from_records(User(id="test_user"), []),
+    model=ScriptedLlm(["fine"]),
+    plugins=[Seen()],
+)
+'''
+
+
+async def test_adk_run_itself_reads_the_window(db_url: str, tmp_path: Path) -> None:
+    """`adk run FOLDER QUERY --session_id … --session_service_uri yuxi+…`, in-process
+    through ADK's own `run_once_cli`: the agent folder's App runs on our service."""
+    from google.adk.cli.cli import run_once_cli
+
+    name = f"folder_{tmp_path.name.replace('-', '_')}"
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "__init__.py").write_text("from . import agent\n")
+    (folder / "agent.py").write_text(AGENT_PY.replace("{name}", name))
+    (folder / "services.py").write_text(
+        "from adk_yuxi.storage import register_service_schemes\n\nregister_service_schemes()\n"
+    )
+    uri = db_url.replace("sqlite+aiosqlite", "yuxi+sqlite").replace(
+        "postgresql+asyncpg", "yuxi+postgresql"
+    )
+    sessions = SqlSessionService(db_url)
+    session = await sessions.create_session(app_name=name, user_id="test_user", session_id="s1")
+    for event in [*history(), said("after", 4.0)]:
+        found = await sessions.get_session(
+            app_name=name, user_id="test_user", session_id="s1", config=WINDOW
+        )
+        session = found or session
+        await sessions.append_event(session, event)
+    code = await run_once_cli(
+        agent_parent_dir=str(tmp_path),
+        agent_folder_name=name,
+        query="and now?",
+        session_id="s1",
+        session_service_uri=uri,
+        artifact_service_uri=uri,
+        memory_service_uri=uri,
+    )
+    assert code == 0
+    assert (folder / "seen.txt").read_text() == "3"  # the window and the new message
+    full = await sessions.get_session(app_name=name, user_id="test_user", session_id="s1")
+    assert full is not None and len(full.events) == 6
+    await sessions.close()
