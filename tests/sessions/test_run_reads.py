@@ -168,3 +168,14 @@ async def test_adk_run_itself_reads_the_window(db_url: str, tmp_path: Path) -> N
     full = await sessions.get_session(app_name=name, user_id="test_user", session_id="s1")
     assert full is not None and len(full.events) == 6
     await sessions.close()
+
+
+async def test_a_rewind_still_reads_the_whole_history(services: YuxiServices) -> None:
+    """`rewind_async` reads through the Runner's same helper, but replays from the start:
+    an invocation before the window is still found."""
+    sessions = services.session_service
+    await fill(sessions, [*history(), said("after", 4.0)], sid="r")
+    runner = Runner(app=App(name=APP, root_agent=Seen().agent()), session_service=sessions)
+    await runner.rewind_async(user_id="u", session_id="r", rewind_before_invocation_id="inv-1.0")
+    full = await sessions.get_session(app_name=APP, user_id="u", session_id="r")
+    assert full is not None and full.events[-1].actions.rewind_before_invocation_id == "inv-1.0"
