@@ -6,12 +6,13 @@ model event reported (`usage_metadata.prompt_token_count`). A model that reports
 makes ADK estimate it by building the model contents of the whole session history
 again, on every call: O(history) per call, most of a turn in a long session.
 
-`PromptEstimatePlugin` counts the request the model is actually sent (instruction and
-contents, at ADK's four characters a token) before the call and, when the response
-reports no prompt size, writes that count into it. The model event then carries a
-count and ADK takes its reported path. A reported count (0 included) is never changed;
-an estimated one is marked in the event's `custom_metadata`
-(`yuxi_prompt_tokens_estimated: true`).
+`PromptEstimatePlugin` keeps the request the model is actually sent and, when the
+final response reports no prompt size, counts that request (instruction and contents,
+at ADK's four characters a token, one pass) and writes the count into the response.
+The model event then carries a count and ADK takes its reported path. A reported count
+(0 included) is never changed and costs nothing to keep; an estimated one is marked in
+the event's `custom_metadata` (`yuxi_prompt_tokens_estimated: true`). Partial
+(streamed) responses are not stored as events and are left alone.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ ESTIMATED_KEY = "yuxi_prompt_tokens_estimated"
 CHARS_PER_TOKEN = 4
 """ADK's own rule of thumb for its estimate."""
 
-_pending: contextvars.ContextVar[int | None] = contextvars.ContextVar(
-    "yuxi_prompt_estimate", default=None
+_sent: contextvars.ContextVar[LlmRequest | None] = contextvars.ContextVar(
+    "yuxi_prompt_estimate_request", default=None
 )
 
 
@@ -90,17 +91,20 @@ class PromptEstimatePlugin(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        _pending.set(estimate_prompt_tokens(llm_request))
+        _sent.set(llm_request)
         return None
 
     @override
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
-        estimate = _pending.get()
         usage = llm_response.usage_metadata
-        if estimate is None or (usage is not None and usage.prompt_token_count is not None):
+        if llm_response.partial or (usage is not None and usage.prompt_token_count is not None):
             return None
+        request = _sent.get()
+        if request is None:
+            return None
+        estimate = estimate_prompt_tokens(request)
         if usage is None:
             llm_response.usage_metadata = types.GenerateContentResponseUsageMetadata(
                 prompt_token_count=estimate
