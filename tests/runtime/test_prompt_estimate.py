@@ -15,13 +15,18 @@ from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.apps import compaction as adk_compaction
 from google.adk.events import Event
+from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.genai import types
 
 from adk_yuxi.access import Role
 from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app, compaction_config
-from adk_yuxi.runtime._prompt_estimate import ESTIMATED_KEY, estimate_prompt_tokens
+from adk_yuxi.runtime._prompt_estimate import (
+    ESTIMATED_KEY,
+    PromptEstimatePlugin,
+    estimate_prompt_tokens,
+)
 from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.testing import ScriptedLlm
 
@@ -137,3 +142,17 @@ async def test_the_estimate_still_triggers_compaction(tmp_path: Path) -> None:
     assert any(e.actions and e.actions.compaction for e in stored.events)
     await runner.close()
     await sessions.close()
+
+
+async def test_partial_responses_are_left_alone_and_the_final_one_counted() -> None:
+    plugin = PromptEstimatePlugin()
+    sent = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text="x" * 40)])])
+    context: Any = None  # the plugin does not read it
+    await plugin.before_model_callback(callback_context=context, llm_request=sent)
+    partial = LlmResponse(content=types.Content(role="model", parts=[types.Part(text="a")]))
+    partial.partial = True
+    await plugin.after_model_callback(callback_context=context, llm_response=partial)
+    assert partial.usage_metadata is None and not partial.custom_metadata
+    final = silent("all of it")
+    await plugin.after_model_callback(callback_context=context, llm_response=final)
+    assert final.usage_metadata is not None and final.usage_metadata.prompt_token_count == 10
