@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.runners import Runner
 from google.genai import types
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from adk_yuxi._sql.jsonbounds import CUT_MARK, MAX_DEPTH
+from adk_yuxi._sql.jsonbounds import CUT_MARK, CYCLE_REASON, INT_REASON, MAX_DEPTH
 from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm, call
@@ -227,5 +228,37 @@ def test_a_row_stored_too_deep_before_reads_back_and_deletes(world: World) -> No
         assert (await world.turn(sid, "next"))[-1].content is not None
         await sessions.delete_session(app_name=APP, user_id="u", session_id=sid)
         assert await sessions.get_session(app_name=APP, user_id="u", session_id=sid) is None
+
+    world.run(scenario())
+
+
+def test_state_past_the_bounds_is_stored_bounded_and_reads_back(world: World) -> None:
+    """A state delta from any source (a tool writes `tool_context.state`): deep, cyclic,
+    or a huge integer is stored marked; a state row stored too deep still reads."""
+
+    async def scenario() -> None:
+        sessions = world.services.session_service
+        session = await sessions.create_session(app_name=APP, user_id="u")
+        cycle: dict[str, Any] = {}
+        cycle["me"] = cycle
+        delta = {"deep": shaped(1, 1200, False), "cycle": cycle, "huge": -(10**5000)}
+        delta |= {"user:deep": shaped(2, 300, False), "app:huge": 10**4500}
+        event = Event(author="x", invocation_id="i", actions=EventActions(state_delta=delta))
+        await sessions.append_event(session, event)
+        stored = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert stored is not None
+        assert stored.state["huge"] == stored.state["app:huge"] == f"{CUT_MARK} {INT_REASON}"
+        assert stored.state["cycle"] == {"me": f"{CUT_MARK} {CYCLE_REASON}"}
+        for key in ("deep", "user:deep"):
+            text = json.dumps(stored.state[key]).replace(CUT_MARK, "cut")
+            assert "cut" in text and text.count("{") + text.count("[") == MAX_DEPTH - 1
+        async with world.services.store.write() as tx:
+            await tx.execute(
+                "UPDATE yx_sessions SET state = :s WHERE session_id = :i",
+                {"s": '{"old": ' + "[" * 1500 + "]" * 1500 + "}", "i": session.id},
+            )
+        stored = await sessions.get_session(app_name=APP, user_id="u", session_id=session.id)
+        assert stored is not None and CUT_MARK in json.dumps(stored.state["old"])
+        await sessions.delete_session(app_name=APP, user_id="u", session_id=session.id)
 
     world.run(scenario())
