@@ -51,7 +51,7 @@ async def test_tables_escape_model_text_and_json_keeps_it(tmp_path: Path) -> Non
     )
     for table in (points, marks):
         assert table.returncode == 0, table.stderr
-        header, *rows = table.stdout.splitlines()
+        _, *rows = table.stdout.splitlines()
         assert len(rows) == 1 and "FORGED-ROW" in rows[0]
         assert not any(c in table.stdout for c in "\x1b\x07\x9b\u202e")
         assert "\\x1b]0;owned\\x07" in rows[0]
