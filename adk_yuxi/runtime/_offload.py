@@ -43,6 +43,7 @@ from google.genai import types
 from typing_extensions import override
 
 from .._sql.jsonbounds import CUT_MARK, Bounded, bound_json
+from ..observability._labels import know_tools
 from ..tools.base.read_tool_result import NAME as READ_TOOL
 from ..tools.base.read_tool_result import STORED_RESULT_PREFIX
 from ._offload_config import ToolResultOffload
@@ -156,6 +157,8 @@ class ToolResultOffloadPlugin(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
+        if type(tool) is not BaseTool:  # a real tool (a name the model made up is not)
+            know_tools((tool.name,))
         bounded = bound_json(result, text=True)
         answer = bounded_answer(bounded) if bounded.changed else None
         if answer is not None:
