@@ -184,6 +184,7 @@ PUBLIC: dict[str, set[str]] = {
         "drop_duplicate_text",
     },
     "adk_yuxi.memory": {
+        "SessionDeletedError",
         "SqlMemoryService",
     },
     "adk_yuxi.models": {
@@ -213,15 +214,19 @@ PUBLIC: dict[str, set[str]] = {
         "warn_if_model_unusable",
     },
     "adk_yuxi.observability": {
+        "BoundedLabels",
         "INSTRUMENTATION_NAME",
         "METER_NAME",
+        "OTHER_METHOD",
         "PrometheusExposition",
         "RunIdOnRequest",
         "TracedRequests",
+        "UNKNOWN_TOOL",
         "YuxiMetrics",
         "enable_prometheus",
         "inject_trace_context",
         "instruments",
+        "know_tools",
         "traced_mcp_http_client",
         "use_meter_provider",
         "use_tracer_provider",

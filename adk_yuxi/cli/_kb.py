@@ -19,6 +19,7 @@ import click
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 from ._metrics import MetricsServing, metrics_options
+from ._table import echo_cells, echo_line
 
 __all__ = ["kb", "serve"]
 
@@ -119,7 +120,7 @@ def create(
         )
 
     made = _run(db, work, existing=False)
-    click.echo(f"{made.kb_id}\t{made.name}")
+    echo_cells([made.kb_id, made.name])
 
 
 async def _check_new_base(store: Any, name: str, kb_id: str | None) -> None:
@@ -159,7 +160,7 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
 
     plan = plan_ingest(paths)
     for note in plan.skipped:
-        click.echo(f"skipped {note}", err=True)
+        echo_line(f"skipped {note}", err=True)
     if not plan.files:
         raise click.ClickException("no file to ingest in " + ", ".join(map(str, paths)))
     total = len(plan.files)
@@ -190,10 +191,10 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
         async for outcome in outcomes:
             if outcome.file is not None:
                 f = outcome.file
-                click.echo(f"{f.file_id}\t{f.name}\tv{f.version}\t{f.chunk_count} chunks")
+                echo_cells([f.file_id, f.name, f"v{f.version}", f"{f.chunk_count} chunks"])
             else:
                 failed += 1
-                click.echo(f"failed\t{outcome.path}\t{outcome.error}", err=True)
+                echo_cells(["failed", outcome.path, outcome.error], err=True)
         return failed
 
     if _run(db, work):
@@ -206,17 +207,17 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
 def list_(kb_id: str | None, db: str) -> None:
     """List the knowledge bases, or the files of KB_ID."""
 
-    async def work(store: Any) -> list[str]:
+    async def work(store: Any) -> list[list[str]]:
         if kb_id is not None:
             await store.get_kb(kb_id)
             files = await store.list_files(kb_id)
-            return [f"{f.file_id}\t{f.name}\t{f.total_lines} lines\tv{f.version}" for f in files]
+            return [[f.file_id, f.name, f"{f.total_lines} lines", f"v{f.version}"] for f in files]
         bases = await store.list_kbs()
         counts = await store.file_counts([b.kb_id for b in bases])
-        return [f"{b.kb_id}\t{b.name}\t{counts.get(b.kb_id, 0)} files" for b in bases]
+        return [[b.kb_id, b.name, f"{counts.get(b.kb_id, 0)} files"] for b in bases]
 
-    for line in _run(db, work):
-        click.echo(line)
+    for cells in _run(db, work):
+        echo_cells(cells)
 
 
 @kb.command("query")
@@ -235,10 +236,11 @@ def query(kb_id: str, question: str, top_k: int, db: str) -> None:
     if not hits:
         click.echo("no matching chunks")
     for rank, hit in enumerate(hits, start=1):
-        click.echo(
+        echo_line(
             f"{rank}. {hit.file_name}:{hit.start_line}-{hit.end_line} (score {hit.score:.4g})"
         )
-        click.echo("   " + hit.content.replace("\n", "\n   "))
+        for line in hit.content.split("\n"):  # the chunk's own lines, each escaped
+            echo_line("   " + line)
 
 
 @click.group()

@@ -30,6 +30,7 @@ from ..guards import ToolRetriever
 from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
+from ..observability._labels import know_tools
 from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
 from ..tools import ToolRegistry, ToolSettings, default_registry
 from ._build_checks import check_retrieval, check_tool_names
@@ -37,6 +38,7 @@ from ._catalog import AgentCatalog, AgentConfigError
 from ._compaction import compaction_config
 from ._config import AgentConfig
 from ._guards import guard_plugins
+from ._known_tools import app_tool_names
 from ._offload import ToolResultOffloadPlugin
 from ._plugin import AuthorizationPlugin
 from ._principals import FixedPrincipal, PrincipalSource
@@ -226,6 +228,7 @@ def build_app(
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
     check_tree(tree, registry, skills, mcp_servers)
+    know_tools(app_tool_names(tree.configs, registry or default_registry))
     factory = TreeRuntimeFactory.of(
         tree,
         registry=registry,

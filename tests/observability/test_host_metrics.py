@@ -109,7 +109,7 @@ def test_runs_refusals_waiting_points_and_streams_are_scraped(
                 during.value(
                     "yuxi_refusals_total",
                     yuxi_refusal_code="tool_not_available",
-                    gen_ai_tool_name="no_such_tool",
+                    gen_ai_tool_name="_unknown",  # a made-up name: one label value
                     gen_ai_agent_name="planner",
                 )
                 == 1
