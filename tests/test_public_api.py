@@ -196,6 +196,9 @@ PUBLIC: dict[str, set[str]] = {
         "REACT_PARSE_FAILED",
         "REACT_PREFIX",
         "ReactLlm",
+        "MODEL_CONTEXT_ENV",
+        "MODEL_CONTEXT_EXCEEDED",
+        "MODEL_EMPTY_REPLY",
         "MODEL_ENV",
         "MODEL_REJECTED",
         "MODEL_UNREACHABLE",
@@ -327,6 +330,7 @@ PUBLIC: dict[str, set[str]] = {
     },
     "adk_yuxi.testing": {
         "ChatTurn",
+        "EmptyReply",
         "ErrorReply",
         "DEEPSEEK",
         "DOUBAO",
