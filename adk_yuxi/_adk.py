@@ -39,12 +39,14 @@ __all__ = [
     "StaleSessionError",
     "apply_temp_state",
     "commit_event_to_session",
+    "compact_session_now",
     "declaration_of",
     "disable_invocation_cache",
     "function_tool_confirmation",
     "function_tool_context_param",
     "invocation_of",
     "mark_a2a_agent_unavailable",
+    "rebuild_request_contents",
     "set_storage_marker",
     "storage_marker",
     "transfer_instructions",
@@ -112,6 +114,7 @@ PINNED_FUNCTIONS: tuple[tuple[str, str], ...] = (
     # (module, private function)
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_get_transfer_targets"),
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_build_transfer_instructions"),
+    ("google.adk.apps.compaction", "_run_compaction_for_token_threshold_config"),
 )
 
 
@@ -235,3 +238,38 @@ class HookedReflectAndRetryPlugin(ReflectAndRetryToolPlugin):
         self, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, error: Any
     ) -> dict[str, Any] | None:
         return await self.handle_failure(tool, tool_args, tool_context, error)
+
+
+async def compact_session_now(ctx: InvocationContext) -> bool:
+    """Compacts the run's session now, whatever its last reported prompt size: ADK's
+    token-threshold compaction (its range, its summarizer, its event) with a threshold of
+    one token. False when the app has no token-threshold compaction or nothing was
+    compacted."""
+    from google.adk.apps import compaction
+
+    config = ctx.events_compaction_config
+    if config is None or config.token_threshold is None or config.event_retention_size is None:
+        return False
+    agent = ctx.agent
+    if agent is None:
+        return False
+    compacted = await compaction._run_compaction_for_token_threshold_config(
+        config=config.model_copy(update={"token_threshold": 1}),
+        session=ctx.session,
+        session_service=ctx.session_service,
+        agent=agent,
+        agent_name=agent.name,
+        current_branch=ctx.branch,
+        isolation_scope=ctx.isolation_scope,
+    )
+    return bool(compacted)
+
+
+async def rebuild_request_contents(ctx: InvocationContext, request: Any) -> None:
+    """Rebuilds `request.contents` from the session as ADK's contents processor does
+    (after a compaction: the summary in place of the range it covers)."""
+    from google.adk.flows.llm_flows.context import _contents
+
+    request.contents = []
+    async for _ in _contents.request_processor.run_async(ctx, request):
+        pass

@@ -70,9 +70,9 @@ def configured_context_window() -> int | None:
     raw = os.environ.get(MODEL_CONTEXT_ENV, "").strip()
     if not raw:
         return None
-    tokens = _tokens(raw.removesuffix("k").removesuffix("K"))
-    if tokens is not None and raw[-1:] in "kK":
-        tokens *= 1024
+    digits = raw[:-1] if raw[-1:] in ("k", "K") else raw
+    scale = 1024 if digits != raw else 1
+    tokens = _tokens(int(digits) * scale) if digits.isdigit() else None
     if tokens is None:
         raise ContextSettingError(
             f"{MODEL_CONTEXT_ENV}={raw!r} is not a context size in tokens"
