@@ -282,5 +282,7 @@ def build_app(
         root_agent=agents[tree.root],
         # Last: the offload plugin answers with a new result, which ends ADK's chain.
         plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins, offload],
-        events_compaction_config=compaction_config(policy, summarizer or root_model),
+        events_compaction_config=compaction_config(
+            policy, summarizer or root_model, agent_model=root_model
+        ),
     )
