@@ -4,7 +4,7 @@ Without settings it installs Gemma 3 270M and llama-cpp-python's server into its
 (`YUXI_REAL_MODEL_CACHE`, default ~/.cache/yuxi-real-model) and serves it on loopback.
 `YUXI_REAL_MODEL_BASE_URL` (with `YUXI_REAL_MODEL_NAME`, `OPENAI_API_KEY` and
 `YUXI_MODEL_CONTEXT` as needed) points it at any OpenAI-compatible server instead: vLLM,
-Ollama, llama.cpp. `YUXI_REAL_MODEL_TURNS` sets the long conversation's length (20),
+Ollama, llama.cpp. `YUXI_REAL_MODEL_TURNS` sets the long conversation's length (12),
 `YUXI_REAL_MODEL_MAX_TOKENS` the reply cap (256), `YUXI_REAL_MODEL_CTX` the context the
 local server is started with (8192). Exits 1 when a guarantee did not hold.
 """
@@ -45,7 +45,7 @@ async def _check(verdict: Verdict, work: Path) -> None:
     max_tokens = _setting("YUXI_REAL_MODEL_MAX_TOKENS", 256)
     await shipped_agents(verdict, max_tokens)
     await asyncio.to_thread(template_in_adk_run, verdict, work)
-    turns = _setting("YUXI_REAL_MODEL_TURNS", 20)
+    turns = _setting("YUXI_REAL_MODEL_TURNS", 12)
     await long_conversation(verdict, turns, max_tokens, work / "sessions.db")
 
 

@@ -3,6 +3,7 @@ template under `adk run`, and one long conversation that outgrows the model's co
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import subprocess
@@ -13,6 +14,7 @@ from typing import Any
 
 from google.adk.apps import App
 from google.adk.artifacts import InMemoryArtifactService
+from google.adk.events import Event
 from google.adk.memory import InMemoryMemoryService
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
@@ -20,13 +22,15 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from google.genai import types
 
 from adk_yuxi.models import OpenAICompatibleLlm, ReactLlm, resolve_model
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
+from adk_yuxi.runtime import AgentConfig, Limits, LocalPrincipals, build_app
 from adk_yuxi.sessions import SqlSessionService
 
 from ._guarantees import Turn, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 USER = "checker"
+TURN_SECONDS = float(os.environ.get("YUXI_REAL_MODEL_TURN_SECONDS", 900))
+"""A turn still running then counts as wedged."""
 
 SHIPPED: dict[str, list[str]] = {
     "agents.assistant.agent": [
@@ -76,12 +80,18 @@ async def converse(
         for message in messages:
             content = types.Content(role="user", parts=[types.Part(text=message)])
             started = time.monotonic()
-            events = [
-                e
-                async for e in runner.run_async(
+            events: list[Event] = []
+
+            async def turn(content: types.Content = content, events: list[Event] = events) -> None:
+                async for event in runner.run_async(
                     user_id=USER, session_id=session.id, new_message=content
-                )
-            ]
+                ):
+                    events.append(event)
+
+            try:
+                await asyncio.wait_for(turn(), TURN_SECONDS)
+            except TimeoutError:
+                verdict.problems.append(f"{scenario}: a turn ran past {TURN_SECONDS} s")
             verdict.add_turn(Turn.of(scenario, message, time.monotonic() - started, events))
     finally:
         await runner.close()
@@ -116,6 +126,7 @@ async def long_conversation(verdict: Verdict, turns: int, max_tokens: int, db: P
         name="long_talk",
         instruction="Answer in one short sentence. Use calculate for arithmetic.",
         tools=("calculate", "save_note", "list_notes"),
+        limits=Limits(max_llm_calls=8),
     )
     model = resolve_model()
     app = build_app(config, LocalPrincipals(()), model=model)
