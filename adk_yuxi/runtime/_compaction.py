@@ -8,7 +8,11 @@ summary is one whose model answered with an error response (ADK's summarizer wou
 its text as the summary), with nothing, or with a refusal; a summary no shorter than
 what it replaces is given up too (it would grow every later request). Only a
 cancellation of the turn itself cancels a summary: a summarizer that raises
-`CancelledError` on its own is a failed summary.
+`CancelledError` on its own is a failed summary. A summary request the model's host
+refuses as too long (the history outgrew the model) is made again over the previous
+summary and the newer half of the rest, up to `_HALVINGS` times, and the summary still
+covers the whole range: the oldest turns are dropped from the prompt rather than the
+session staying too long for every request.
 
 The token threshold follows the agent's model: when the model knows its context window
 (`YUXI_MODEL_CONTEXT`, or what its server reports), the budget is what fits in it.
@@ -34,13 +38,14 @@ from typing_extensions import override
 
 from ..models import DemoLlm, DemoSummarizer, OpenAICompatibleLlm, ReactLlm, UnusableModel
 from ._context_policy import ContextPolicy
-from ._summary_checks import CheckedSummaryLlm, SummaryFailed, summary_problem
+from ._summary_checks import CheckedSummaryLlm, SummaryFailed, newer_half, summary_problem
 
 __all__ = ["GuardedSummarizer", "compaction_config", "fitted_threshold"]
 
 logger = logging.getLogger("adk_yuxi.runtime.compaction")
 
 Summarizer = BaseLlm | BaseEventsSummarizer
+_HALVINGS = 3
 
 
 class GuardedSummarizer(BaseEventsSummarizer):
@@ -53,9 +58,7 @@ class GuardedSummarizer(BaseEventsSummarizer):
     @override
     async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
         try:
-            summary = await asyncio.wait_for(
-                self.inner.maybe_summarize_events(events=events), self.timeout_seconds
-            )
+            summary = await asyncio.wait_for(self._fitting(events), self.timeout_seconds)
             if summary is None:
                 return None
             reason = summary_problem(summary, events)
@@ -77,6 +80,25 @@ class GuardedSummarizer(BaseEventsSummarizer):
             len(events),
             reason,
         )
+        return None
+
+    async def _fitting(self, events: list[Event]) -> Event | None:
+        """The inner summary of `events`, or of fewer of them when the summary request
+        is too long for the model (then widened to cover all of `events`)."""
+        tried = events
+        for halving in range(_HALVINGS + 1):
+            try:
+                summary = await self.inner.maybe_summarize_events(events=tried)
+            except SummaryFailed as failed:
+                if not failed.too_long or halving == _HALVINGS or len(tried) < 3:
+                    raise
+                tried = newer_half(tried)
+                logger.warning("Summary too long for the model; summarizing %d events", len(tried))
+                continue
+            compaction = summary.actions.compaction if summary is not None else None
+            if compaction is not None and tried is not events:
+                compaction.start_timestamp = events[0].timestamp
+            return summary
         return None
 
 

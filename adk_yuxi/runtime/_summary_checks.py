@@ -23,8 +23,9 @@ from pydantic import model_validator
 from typing_extensions import override
 
 from ..errors import YuxiError
+from ..models import MODEL_CONTEXT_EXCEEDED
 
-__all__ = ["CheckedSummaryLlm", "SummaryFailed", "summary_problem"]
+__all__ = ["CheckedSummaryLlm", "SummaryFailed", "newer_half", "summary_problem"]
 
 _REFUSED = {
     types.FinishReason.SAFETY,
@@ -38,7 +39,12 @@ _ERROR_TEXT = re.compile(r"^\s*\[(MODEL_[A-Z_]+|REACT_PARSE_FAILED|YUXI_MODEL_UN
 
 
 class SummaryFailed(YuxiError):
-    """The summarizer's model gave no usable summary (the reason is the message)."""
+    """The summarizer's model gave no usable summary (the reason is the message);
+    `too_long` when its host refused the summary request as longer than its context."""
+
+    def __init__(self, reason: str, *, too_long: bool = False) -> None:
+        super().__init__(reason)
+        self.too_long = too_long
 
 
 def _text(content: types.Content | None) -> str:
@@ -80,7 +86,8 @@ class CheckedSummaryLlm(BaseLlm):
                 continue
             problem = response_problem(response)
             if problem is not None:
-                raise SummaryFailed(problem)
+                too_long = response.error_code == MODEL_CONTEXT_EXCEEDED
+                raise SummaryFailed(problem, too_long=too_long)
             yield response
 
 
@@ -112,3 +119,13 @@ def summary_problem(summary: Event, replaced: Sequence[Event]) -> str | None:
             f" ({before:,} characters)"
         )
     return None
+
+
+def newer_half(events: Sequence[Event]) -> list[Event]:
+    """The events to summarize when all of them do not fit the summarizer's context: the
+    previous summary (it carries everything before it) and the newer half of the rest.
+    The older half is left out of the summary (it stays in the store)."""
+    first = list(events[:1])
+    rolled = bool(first) and first[0].actions.compaction is not None
+    rest = list(events[1:] if rolled else events)
+    return [*first[:1], *rest[len(rest) // 2 :]] if rolled else rest[len(rest) // 2 :]

@@ -156,3 +156,23 @@ async def test_cancelling_the_turn_cancels_its_summary(tmp_path: Path) -> None:
     talk.cancel()
     with pytest.raises(asyncio.CancelledError):
         await talk
+
+
+async def test_a_summary_too_long_for_the_model_is_made_of_the_newer_half(
+    tmp_path: Path,
+) -> None:
+    """Once the history outgrew the model, its summary request was refused too: the
+    session stayed too long for every request. The summary is made again over the newer
+    half, and covers the whole range."""
+    refused = ErrorReply(400, "Requested tokens (9120) exceed context window of 8192")
+    with OpenAIScriptServer([refused, "Rooms on floors."] * 20, api_key="k") as server:
+        summarizer = OpenAICompatibleLlm(
+            model="m", api_key="k", base_url=server.base_url, probe_context=False
+        )
+        events = await _talk(_app(Kit(tmp_path), summarizer), InMemorySessionService(), _facts(20))
+    assert "Rooms on floors." in _summaries(events)
+    first, second = (len(str(r["messages"])) for r in server.requests[:2])
+    assert second < first
+    [stored, *_] = [e for e in events if e.actions.compaction is not None]
+    assert stored.actions.compaction is not None
+    assert stored.actions.compaction.start_timestamp == events[0].timestamp
