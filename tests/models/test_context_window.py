@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.events import Event
 from google.adk.runners import Runner
@@ -27,7 +28,7 @@ from adk_yuxi.models import (
 )
 from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app
 from adk_yuxi.testing import EmptyReply, ErrorReply, OpenAIScriptServer
-from tests.conftest import final_texts, run_turn
+from tests.conftest import final_texts, run_turn, user_message
 from tests.runtime._kit import USER, Kit
 
 LLAMA_CPP_PYTHON = "Requested tokens (9120) exceed context window of 8192"
@@ -158,3 +159,26 @@ async def test_a_refusal_reply_is_not_silent_either() -> None:
     with OpenAIScriptServer([EmptyReply(refusal="I can't help with that.")], api_key="k") as s:
         events = await run_turn(LlmAgent(name="a", model=_model(s)), "hello")
     assert [e.error_code for e in events if e.error_code] == [MODEL_EMPTY_REPLY]
+
+
+@pytest.mark.parametrize(("reply", "empty"), [("pong", False), (EmptyReply(), True)])
+async def test_streamed_replies_are_judged_whole(reply: Any, empty: bool) -> None:
+    """`adk web` streams: a streamed answer is not empty, a streamed nothing is."""
+    with OpenAIScriptServer([reply], api_key="k") as server:
+        agent = LlmAgent(name="a", model=_model(server))
+        sessions = InMemorySessionService()
+        runner = Runner(app_name="t", agent=agent, session_service=sessions)
+        session = await sessions.create_session(app_name="t", user_id="u")
+        events = [
+            e
+            async for e in runner.run_async(
+                user_id="u",
+                session_id=session.id,
+                new_message=user_message("hello"),
+                run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+            )
+        ]
+        await runner.close()
+    codes = [e.error_code for e in events if e.error_code]
+    assert codes == ([MODEL_EMPTY_REPLY] if empty else [])
+    assert final_texts(events)[-1] == "pong" or empty
