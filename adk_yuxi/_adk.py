@@ -19,6 +19,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.events.event import Event
+from google.adk.flows.llm_flows.core._model_call import NO_CONTENT_ERROR_CODE
 from google.adk.flows.llm_flows.extensions import _agent_transfer
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.sessions.base_session_service import BaseSessionService
@@ -31,6 +32,7 @@ from typing_extensions import override
 
 __all__ = [
     "EVENT_DECODE_SKIPPED_HOOKS",
+    "NO_CONTENT_ERROR_CODE",
     "PINNED",
     "PINNED_FUNCTIONS",
     "PINNED_MODULES",
@@ -94,6 +96,7 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
 
 PINNED_MODULES: tuple[tuple[str, str], ...] = (
     ("google.adk.errors._stale_session_error", "StaleSessionError"),
+    ("google.adk.flows.llm_flows.core._model_call", "NO_CONTENT_ERROR_CODE"),
 )
 """(private module, public name) pairs imported from ADK's private modules."""
 

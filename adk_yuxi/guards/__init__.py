@@ -16,6 +16,7 @@ from ._budget import (
     RepairLedger,
 )
 from ._embedding import Embedder, EmbeddingToolRetriever
+from ._empty import EMPTY_REPLY_PLUGIN_NAME, EMPTY_REPLY_TEXT, EmptyReplyPlugin
 from ._failures import (
     FAILURE_PLUGIN_NAME,
     REPEATED_TOOL_FAILURE,
@@ -37,6 +38,8 @@ from ._structured import (
 
 __all__ = [
     "DRAFT_METADATA_KEY",
+    "EMPTY_REPLY_PLUGIN_NAME",
+    "EMPTY_REPLY_TEXT",
     "FAILURE_PLUGIN_NAME",
     "OVERFLOW_PLUGIN_NAME",
     "REPAIR_BUDGET_EXHAUSTED",
@@ -51,6 +54,7 @@ __all__ = [
     "ContextOverflowPlugin",
     "Embedder",
     "EmbeddingToolRetriever",
+    "EmptyReplyPlugin",
     "RepairBudget",
     "RepairBudgetExhausted",
     "RepairLedger",

@@ -16,6 +16,7 @@ from ..guards import (
     CallRepairPlugin,
     Charge,
     ContextOverflowPlugin,
+    EmptyReplyPlugin,
     ReturnedFailurePlugin,
     StructuredAnswerInvalid,
     StructuredOutputPlugin,
@@ -101,10 +102,11 @@ def guard_plugins(
     retriever: ToolRetriever | None = None,
     output_schema: type[BaseModel] | None = None,
 ) -> list[BasePlugin]:
-    """The retry of a call the model's context could not take (always), retrieval (when
-    configured), then call repair and the charging of returned tool errors (always),
-    then structured output (when the root agent has an output schema)."""
-    plugins: list[BasePlugin] = [ContextOverflowPlugin()]
+    """The retry of a call the model's context could not take and the text of an empty
+    reply (always), retrieval (when configured), then call repair and the charging of
+    returned tool errors (always), then structured output (when the root agent has an
+    output schema)."""
+    plugins: list[BasePlugin] = [ContextOverflowPlugin(), EmptyReplyPlugin()]
     retrieval = config.tool_retrieval
     if retrieval is not None:
         # Framework tools stay declared: the final answer and the handoff between agents.
