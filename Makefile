@@ -30,3 +30,10 @@ bench: $(STAMP)
 
 docs: $(STAMP)
 	$(VENV)/bin/mkdocs serve
+
+# The runtime's guarantees against a real model (Gemma 3 270M on llama-cpp-python's server,
+# installed into ~/.cache/yuxi-real-model on first use; see docs/models.md). Not part of
+# `make test` or CI.
+.PHONY: test-real-model
+test-real-model: $(STAMP)
+	$(VENV)/bin/python -m tests.real_model

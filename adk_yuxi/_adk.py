@@ -19,6 +19,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.events.event import Event
+from google.adk.flows.llm_flows.core._model_call import NO_CONTENT_ERROR_CODE
 from google.adk.flows.llm_flows.extensions import _agent_transfer
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.sessions.base_session_service import BaseSessionService
@@ -31,6 +32,7 @@ from typing_extensions import override
 
 __all__ = [
     "EVENT_DECODE_SKIPPED_HOOKS",
+    "NO_CONTENT_ERROR_CODE",
     "PINNED",
     "PINNED_FUNCTIONS",
     "PINNED_MODULES",
@@ -39,6 +41,7 @@ __all__ = [
     "StaleSessionError",
     "apply_temp_state",
     "commit_event_to_session",
+    "compact_session_now",
     "declaration_of",
     "disable_invocation_cache",
     "function_tool_confirmation",
@@ -46,6 +49,7 @@ __all__ = [
     "invocation_of",
     "mark_a2a_agent_unavailable",
     "read_for_a_run",
+    "rebuild_request_contents",
     "set_storage_marker",
     "storage_marker",
     "transfer_instructions",
@@ -94,6 +98,7 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
 
 PINNED_MODULES: tuple[tuple[str, str], ...] = (
     ("google.adk.errors._stale_session_error", "StaleSessionError"),
+    ("google.adk.flows.llm_flows.core._model_call", "NO_CONTENT_ERROR_CODE"),
 )
 """(private module, public name) pairs imported from ADK's private modules."""
 
@@ -114,6 +119,7 @@ PINNED_FUNCTIONS: tuple[tuple[str, str], ...] = (
     # (module, private function)
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_get_transfer_targets"),
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_build_transfer_instructions"),
+    ("google.adk.apps.compaction", "_run_compaction_for_token_threshold_config"),
 )
 
 
@@ -285,3 +291,38 @@ def read_for_a_run() -> bool:
         return False
     outer = caller.f_back
     return outer is not None and outer.f_code in run_async
+
+
+async def compact_session_now(ctx: InvocationContext) -> bool:
+    """Compacts the run's session now, whatever its last reported prompt size: ADK's
+    token-threshold compaction (its range, its summarizer, its event) with a threshold of
+    one token. False when the app has no token-threshold compaction or nothing was
+    compacted."""
+    from google.adk.apps import compaction
+
+    config = ctx.events_compaction_config
+    if config is None or config.token_threshold is None or config.event_retention_size is None:
+        return False
+    agent = ctx.agent
+    if agent is None:
+        return False
+    compacted = await compaction._run_compaction_for_token_threshold_config(
+        config=config.model_copy(update={"token_threshold": 1}),
+        session=ctx.session,
+        session_service=ctx.session_service,
+        agent=agent,
+        agent_name=agent.name,
+        current_branch=ctx.branch,
+        isolation_scope=ctx.isolation_scope,
+    )
+    return bool(compacted)
+
+
+async def rebuild_request_contents(ctx: InvocationContext, request: Any) -> None:
+    """Rebuilds `request.contents` from the session as ADK's contents processor does
+    (after a compaction: the summary in place of the range it covers)."""
+    from google.adk.flows.llm_flows.context import _contents
+
+    request.contents = []
+    async for _ in _contents.request_processor.run_async(ctx, request):
+        pass

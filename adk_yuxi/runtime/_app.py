@@ -282,7 +282,7 @@ def build_app(
         summarizer = resolve_model(policy.summarizer_model)
     root_model = agents[tree.root].model
     assert isinstance(root_model, BaseLlm)  # set from `_model` above
-    compaction = compaction_config(policy, summarizer or root_model)
+    compaction = compaction_config(policy, summarizer or root_model, agent_model=root_model)
     return App(
         name=app_name or tree.root,
         root_agent=agents[tree.root],

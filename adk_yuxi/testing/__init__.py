@@ -5,7 +5,7 @@ Both go through ADK's real model interface (and, for the server, ADK's real Open
 adapter over HTTP), so tests exercise the runtime users run.
 """
 
-from ._openai_server import ChatTurn, ErrorReply, OpenAIScriptServer, ToolCall
+from ._openai_server import ChatTurn, EmptyReply, ErrorReply, OpenAIScriptServer, ToolCall
 from ._pages import PageServer
 from ._scripted import ScriptedLlm, ScriptExhaustedError, Turn, call, text
 from ._web_providers import (
@@ -24,6 +24,7 @@ __all__ = [
     "DOUBAO",
     "TAVILY",
     "ChatTurn",
+    "EmptyReply",
     "ErrorReply",
     "OpenAIScriptServer",
     "PageServer",
