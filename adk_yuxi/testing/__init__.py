@@ -37,8 +37,8 @@ __all__ = [
     "Turn",
     "call",
     "deepseek_error",
-    "hashed_embedding",
     "doubao_error",
+    "hashed_embedding",
     "tavily_error",
     "text",
 ]
