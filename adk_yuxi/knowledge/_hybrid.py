@@ -25,6 +25,7 @@ from ._dense import DenseHit, DenseSearch, vector_label
 from ._embedding import Embedder
 from ._fusion import Key, fuse
 from ._search import ChunkHit, KnowledgeSearch
+from ._terms import chunk_terms, query_keys
 
 __all__ = ["HybridSearch"]
 
@@ -91,9 +92,7 @@ class HybridSearch:
                 )
                 dense.extend((kb_id, hit) for hit in found)
             dense.sort(key=lambda pair: -pair[1].similarity)
-        lists: list[tuple[str, Sequence[Key]]] = [
-            ("lexical", [(h.kb_id, h.file_id, h.seq) for h in hits]) for hits in lexical.values()
-        ]
+        lists: list[tuple[str, Sequence[Key]]] = [("lexical", _lexical_ranking(query, lexical))]
         lists.append(("dense", [(kb, h.file_id, h.seq) for kb, h in dense[:wanted]]))
         fused = fuse(lists, top_k + 5)  # a few spare, for dense hits deleted meanwhile
         known = {(h.kb_id, h.file_id, h.seq): h for hits in lexical.values() for h in hits}
@@ -114,6 +113,23 @@ class HybridSearch:
             if len(out) == top_k:
                 break
         return out
+
+
+def _lexical_ranking(query: str, per_base: dict[str, list[ChunkHit]]) -> list[Key]:
+    """One base: its BM25 order. Several: BM25 scores of different bases do not compare
+    (a base of one chunk ranks it first on the word "the"), so their candidates are
+    ordered by the share of the question's terms each contains, then by their rank in
+    their own base."""
+    if len(per_base) == 1:
+        return [(h.kb_id, h.file_id, h.seq) for hits in per_base.values() for h in hits]
+    wanted = np.array(query_keys(query), dtype=np.int64)
+    scored = []
+    for hits in per_base.values():
+        for rank, h in enumerate(hits):
+            share = np.isin(wanted, chunk_terms(h.content).keys).mean() if len(wanted) else 0.0
+            scored.append((-float(share), rank, (h.kb_id, h.file_id, h.seq)))
+    scored.sort(key=lambda item: item[:2])
+    return [key for _, _, key in scored]
 
 
 def _with(hit: ChunkHit, score: float, signals: set[str]) -> ChunkHit:
