@@ -117,19 +117,22 @@ class HybridSearch:
 
 def _lexical_ranking(query: str, per_base: dict[str, list[ChunkHit]]) -> list[Key]:
     """One base: its BM25 order. Several: BM25 scores of different bases do not compare
-    (a base of one chunk ranks it first on the word "the"), so their candidates are
-    ordered by the share of the question's terms each contains, then by their rank in
-    their own base."""
+    (a base of one chunk ranks it first on the word "the"), so the candidates of all of
+    them are scored alike: the share of the question's terms each contains, every term
+    weighted by its inverse frequency among the candidates (a word most of them hold,
+    "the", counts for little); ties keep each base's own order."""
     if len(per_base) == 1:
         return [(h.kb_id, h.file_id, h.seq) for hits in per_base.values() for h in hits]
     wanted = np.array(query_keys(query), dtype=np.int64)
-    scored = []
-    for hits in per_base.values():
-        for rank, h in enumerate(hits):
-            share = np.isin(wanted, chunk_terms(h.content).keys).mean() if len(wanted) else 0.0
-            scored.append((-float(share), rank, (h.kb_id, h.file_id, h.seq)))
-    scored.sort(key=lambda item: item[:2])
-    return [key for _, _, key in scored]
+    pool = [(rank, h) for hits in per_base.values() for rank, h in enumerate(hits)]
+    if not pool or not len(wanted):
+        return []
+    holds = np.array([np.isin(wanted, chunk_terms(h.content).keys) for _, h in pool])
+    found = holds.sum(axis=0)
+    weights = np.log1p((len(pool) - found + 0.5) / (found + 0.5))
+    shares = holds @ weights / weights.sum()
+    order = sorted(range(len(pool)), key=lambda i: (-float(shares[i]), pool[i][0]))
+    return [(pool[i][1].kb_id, pool[i][1].file_id, pool[i][1].seq) for i in order if shares[i]]
 
 
 def _with(hit: ChunkHit, score: float, signals: set[str]) -> ChunkHit:

@@ -56,7 +56,8 @@ def _best_line(content: str, question: str) -> str:
     """The line of a passage that answers the question: the body line sharing the most
     terms with it, the terms its heading shares counting for it too (a heading names the
     topic; the sentence under it answers). A heading is quoted only when the passage has
-    no other line."""
+    no other line. When no line shares a term (a question in other words, or in the
+    other language, found by meaning), the passage's body is quoted whole."""
     wanted = set(query_terms(question))
 
     def shared(line: str) -> int:
@@ -75,7 +76,8 @@ def _best_line(content: str, question: str) -> str:
             body.append((own + heading, own, line))
     if not body:
         return max(lines, key=shared)
-    return max(body, key=lambda scored: scored[:2])[2]
+    best = max(body, key=lambda scored: scored[:2])
+    return best[2] if best[0] else " ".join(line for _, _, line in body)
 
 
 def knowledge_followup(

@@ -4,6 +4,7 @@ the sample handbook, a paraphrase and a cross-lingual question, all ranked toget
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,12 +39,13 @@ async def test_bases_ranked_together_with_the_offline_model(
     token = keys.signer().mint("alice", "s1", None)
     try:
 
-        async def best(question: str) -> dict[str, object]:
+        async def best(question: str) -> dict[str, Any]:
             result = await service.query_kb_json(
                 token, None, question, 5, None, ["handbook", "ops"]
             )
             assert result["kb_ids"] == ["handbook", "ops"]
-            return result["hits"][0]  # type: ignore[no-any-return,index]
+            hit: dict[str, Any] = result["hits"][0]
+            return hit
 
         top = await best("which port does the zebrafinch gateway listen on?")
         assert top["kb_id"] == "ops" and top["signals"] == ["lexical", "dense"]
