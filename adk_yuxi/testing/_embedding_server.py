@@ -7,6 +7,7 @@ words are similar: enough to check ranking end to end, with no model at all.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
 import re
@@ -43,15 +44,16 @@ def _error(status: int, message: str, kind: str) -> JSONResponse:
 class EmbeddingServer:
     """Serves `/v1/embeddings` on 127.0.0.1 for the models in ``models``; `requests`
     holds every JSON body received, and `fail_with` (status, message) makes the next
-    requests fail as a provider would."""
+    requests fail as a provider would; `delay_seconds` makes each answer slow."""
 
     def __init__(
         self, *, api_key: str = "test-key", models: tuple[str, ...] = ("test-embed",),
-        dims: int = 64,
+        dims: int = 64, delay_seconds: float = 0.0,
     ) -> None:  # fmt: skip
         self.api_key = api_key
         self.models = models
         self.dims = dims
+        self.delay_seconds = delay_seconds
         self.requests: list[dict[str, Any]] = []
         self.fail_with: tuple[int, str] | None = None
         self._server: uvicorn.Server | None = None
@@ -100,6 +102,8 @@ class EmbeddingServer:
         except ValueError:
             return _error(400, "The body is not JSON.", "invalid_request_error")
         self.requests.append(body)
+        if self.delay_seconds:
+            await asyncio.sleep(self.delay_seconds)
         if self.fail_with is not None:
             return _error(self.fail_with[0], self.fail_with[1], "server_error")
         model, texts = body.get("model"), body.get("input")

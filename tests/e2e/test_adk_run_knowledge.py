@@ -12,6 +12,9 @@ import pytest
 from tests.e2e._cli import BIN, REPO, run_command
 
 pytestmark = pytest.mark.slow
+# The agent embeds the sample corpus with the offline model on its first start: seconds
+# on an idle machine, minutes on a shared one.
+SLOW = 600
 
 
 def test_adk_run_knowledge_quotes_the_corpus(tmp_path: Path) -> None:
@@ -22,6 +25,7 @@ def test_adk_run_knowledge_quotes_the_corpus(tmp_path: Path) -> None:
     done = run_command(
         [str(BIN / "adk"), "run", "--in_memory", "agents/knowledge"],
         stdin=script,
+        timeout=SLOW,
         YUXI_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}",
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -62,6 +66,7 @@ def test_the_agent_answers_from_what_yuxi_kb_ingest_put_into_the_default_databas
         [str(BIN / "adk"), "run", "--in_memory", str(REPO / "agents" / "knowledge")],
         stdin="ceramics kiln?\nexit\n",
         cwd=tmp_path,
+        timeout=SLOW,
         **unset,
     )
     assert asked.returncode == 0, asked.stderr[-2000:]
@@ -94,7 +99,10 @@ def test_questions_in_other_words_and_the_other_language_and_a_one_file_base(
         "火警时大家在哪里集合？\nexit\n"
     )
     done = run_command(
-        [str(BIN / "adk"), "run", "--in_memory", "agents/knowledge"], stdin=script, **env
+        [str(BIN / "adk"), "run", "--in_memory", "agents/knowledge"],
+        stdin=script,
+        timeout=SLOW,
+        **env,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout

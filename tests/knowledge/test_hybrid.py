@@ -3,6 +3,7 @@ real HTTP and JSON): vectors at ingest, persisted, fused with BM25, one model pe
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -179,3 +180,47 @@ def test_ping_reports_the_model_that_answered(server: EmbeddingServer) -> None:
     assert ok.ok and ok.detail.startswith("test-embed: 64 dimensions")
     refused = ping_embedder({**env, "YUXI_EMBEDDING_API_KEY": "bad"})
     assert not refused.ok and "401" in refused.detail
+
+
+class _FirstBatch:
+    """Progress that tells when the first batch of vectors is committed."""
+
+    def __init__(self) -> None:
+        self.embedded = asyncio.Event()
+        self._stage = ""
+
+    def stage(self, name: str, total: int) -> None:
+        self._stage = name
+
+    def advance(self, amount: int) -> None:
+        if self._stage == "embedding":
+            self.embedded.set()
+
+    def done(self) -> None:
+        pass
+
+
+async def test_ctrl_c_while_embedding_keeps_whole_batches_and_embed_resumes(
+    platform: Platform, db_url: str
+) -> None:
+    text = "\n\n".join(f"Paragraph {n} about topic {n % 7}. " + "word " * 80 for n in range(300))
+    with EmbeddingServer(delay_seconds=0.2) as server:
+        store = KnowledgeStore(db_url, embedder=_embedder(server))
+        try:
+            await store.create_kb("kb", creator_id="admin", kb_id="kb")
+            progress = _FirstBatch()
+            task = asyncio.ensure_future(
+                store.ingest("kb", text.encode(), name="big.md", progress=progress)
+            )
+            await asyncio.wait_for(progress.embedded.wait(), 60)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            chunks = await _count(store, "SELECT count(*) FROM yx_kb_chunks")
+            vectors = await _count(store, "SELECT count(*) FROM yx_kb_vectors")
+            assert chunks > 64 and 0 < vectors < chunks and vectors % 32 == 0
+            # The file itself was committed whole before embedding began.
+            assert [f.name for f in await store.list_files("kb")] == ["big.md"]
+            assert await store.embed("kb") == chunks - vectors
+        finally:
+            await store.close()
