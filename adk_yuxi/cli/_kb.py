@@ -39,18 +39,21 @@ def _missing_sqlite_file(url: str) -> Path | None:
     return None if path.exists() else path
 
 
-def _run(db: str, work: Callable[[Any], Awaitable[T]], *, existing: bool = True) -> T:
+def _run(
+    db: str, work: Callable[[Any], Awaitable[T]], *, existing: bool = True, embed: bool = False
+) -> T:
     """Runs `work(store)`; with `existing`, on a database that is there already, so a
-    command that only reads (or fills a base) never leaves an empty file behind a typo."""
+    command that only reads (or fills a base) never leaves an empty file behind a typo;
+    with `embed`, the store embeds with the model `YUXI_EMBEDDING_*` configures."""
     from adk_yuxi.errors import YuxiError
-    from adk_yuxi.knowledge import KnowledgeStore
+    from adk_yuxi.knowledge import KnowledgeStore, embedder_from_env
 
     missing = _missing_sqlite_file(db) if existing else None
     if missing is not None:
         raise click.ClickException(f"no database at {missing} (`yuxi kb create` makes one there)")
 
     async def main() -> T:
-        store = KnowledgeStore(db)
+        store = KnowledgeStore(db, embedder=embedder_from_env() if embed else None)
         try:
             await store.prepare()
             return await work(store)
@@ -197,7 +200,7 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
                 echo_cells(["failed", outcome.path, outcome.error], err=True)
         return failed
 
-    if _run(db, work):
+    if _run(db, work, embed=True):
         raise SystemExit(1)
 
 
@@ -232,15 +235,45 @@ def query(kb_id: str, question: str, top_k: int, db: str) -> None:
         await store.get_kb(kb_id)
         return list(await store.query(kb_id, question, top_k=top_k))
 
-    hits = _run(db, work)
+    hits = _run(db, work, embed=True)
     if not hits:
         click.echo("no matching chunks")
     for rank, hit in enumerate(hits, start=1):
         echo_line(
-            f"{rank}. {hit.file_name}:{hit.start_line}-{hit.end_line} (score {hit.score:.4g})"
+            f"{rank}. {hit.file_name}:{hit.start_line}-{hit.end_line} (score {hit.score:.4g},"
+            f" {'+'.join(hit.signals)})"
         )
         for line in hit.content.split("\n"):  # the chunk's own lines, each escaped
             echo_line("   " + line)
+
+
+@kb.command("embed")
+@click.argument("kb_id", required=False)
+@click.option("--replace", is_flag=True, help="Drop the base's vectors and embed it again.")
+@click.option("--ping", is_flag=True, help="Only embed one short text and report.")
+@DB_OPTION
+def embed(kb_id: str | None, replace: bool, ping: bool, db: str) -> None:
+    """Fill in the vectors KB_ID lacks, with the model YUXI_EMBEDDING_MODEL names.
+
+    Resumable: an interrupted run (Ctrl-C) keeps the batches it finished.
+    """
+    from adk_yuxi.knowledge import TerminalProgress, ping_embedder
+
+    if ping:
+        result = ping_embedder()
+        click.echo(("ok" if result.ok else "failed") + f"\t{result.detail}")
+        if not result.ok:
+            raise SystemExit(1)
+        return
+    if kb_id is None:
+        raise click.UsageError("give KB_ID (or --ping)")
+
+    async def work(store: Any) -> int:
+        return int(
+            await store.embed(kb_id, progress=TerminalProgress(kb_id, sys.stderr), replace=replace)
+        )
+
+    click.echo(f"{kb_id}\t{_run(db, work, embed=True)} chunks embedded")
 
 
 @click.group()
@@ -285,11 +318,13 @@ def serve_knowledge(
         KnowledgeService,
         KnowledgeStore,
         build_knowledge_server,
+        embedder_from_env,
         load_verifier,
         serve_knowledge_http,
     )
 
     try:
+        embedder = embedder_from_env()
         if key.exists():
             verifier = load_verifier(key)
         else:  # one machine: the runtime signs with the file created here
@@ -307,7 +342,7 @@ def serve_knowledge(
     metrics.start(host, port)
 
     async def main() -> None:
-        store = KnowledgeStore(db)
+        store = KnowledgeStore(db, embedder=embedder)
         await store.prepare()
         service = KnowledgeService(store, AccessRepository(store.store), verifier)
         server = build_knowledge_server(service)

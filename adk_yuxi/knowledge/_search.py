@@ -44,6 +44,8 @@ class ChunkHit:
     end_line: int
     content: str
     score: float
+    signals: tuple[str, ...] = ("lexical",)
+    """Which retrievers found it: "lexical", "dense", or both."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ Both go through ADK's real model interface (and, for the server, ADK's real Open
 adapter over HTTP), so tests exercise the runtime users run.
 """
 
+from ._embedding_server import EmbeddingServer, hashed_embedding
 from ._openai_server import ChatTurn, EmptyReply, ErrorReply, OpenAIScriptServer, ToolCall
 from ._pages import PageServer
 from ._scripted import ScriptedLlm, ScriptExhaustedError, Turn, call, text
@@ -24,6 +25,7 @@ __all__ = [
     "DOUBAO",
     "TAVILY",
     "ChatTurn",
+    "EmbeddingServer",
     "EmptyReply",
     "ErrorReply",
     "OpenAIScriptServer",
@@ -37,6 +39,7 @@ __all__ = [
     "call",
     "deepseek_error",
     "doubao_error",
+    "hashed_embedding",
     "tavily_error",
     "text",
 ]

@@ -34,7 +34,12 @@ def free_port() -> int:
 
 
 def run_command(
-    args: list[str], *, stdin: str | None = None, cwd: Path = REPO, **env: str
+    args: list[str],
+    *,
+    stdin: str | None = None,
+    cwd: Path = REPO,
+    timeout: float = 120,
+    **env: str,
 ) -> subprocess.CompletedProcess[str]:
     """Runs a command of this checkout (`adk`, `yuxi`, a sample) the way a user would."""
     return subprocess.run(
@@ -44,5 +49,5 @@ def run_command(
         text=True,
         cwd=cwd,
         env=cli_env(**env),
-        timeout=120,
+        timeout=timeout,
     )
