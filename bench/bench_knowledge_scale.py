@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,11 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
     async def bm25(q: str) -> None:
         bm25s_search(retriever, q, 10)
 
-    contenders = {"store query": store_query, "index ranking alone": rank_only, "bm25s": bm25}
+    contenders: dict[str, Callable[[str], Awaitable[Any]]] = {
+        "store query": store_query,
+        "index ranking alone": rank_only,
+        "bm25s": bm25,
+    }
     await take_turns(queries[:10], contenders, passes=1)
     timings = await take_turns(queries, contenders)
     out["latency"] = timings
@@ -182,7 +187,9 @@ def child(*args: str) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def report(chunks: int, mb_per_s: float | None, served: dict[str, Any], dense: dict[str, float]):
+def report(
+    chunks: int, mb_per_s: float | None, served: dict[str, Any], dense: dict[str, float]
+) -> str:
     rows = []
     label = f"{chunks} chunks"
     if mb_per_s is not None:
@@ -201,25 +208,24 @@ def report(chunks: int, mb_per_s: float | None, served: dict[str, Any], dense: d
          f"its score arrays {served['bm25s_arrays_mb']:.0f} MB"],
     ]  # fmt: skip
     latency = served["latency"]
-    b50, b95 = percentiles(latency["bm25s"]["en"] + latency["bm25s"]["zh"])
+    b50 = percentiles(latency["bm25s"]["en"] + latency["bm25s"]["zh"])[0]
     for name in ("store query", "index ranking alone", "bm25s"):
         both = latency[name]["en"] + latency[name]["zh"]
         p50, p95 = percentiles(both)
         note = "" if name == "bm25s" else f"p50 {p50 / b50:.2f}x bm25s (target <= 1)"
         rows.append([label, name, f"{p50 * 1e3:.2f} / {p95 * 1e3:.2f} ms", note])
     for name in ("en", "zh"):
-        s50 = percentiles(latency["store query"][name])[0]
-        rows.append([label, f"store / bm25s ({name})",
-                     f"p50 {s50 / percentiles(latency['bm25s'][name])[0]:.2f}x", "<= 1"])  # fmt: skip
+        s50 = percentiles(latency["store query"][name])[0] / percentiles(latency["bm25s"][name])[0]
+        rows.append([label, f"store / bm25s ({name})", f"p50 {s50:.2f}x", "<= 1"])
     changes = dict(served["changes"])
     segments = changes.pop("segments after")
     for name, seconds in changes.items():
-        rows.append([label, f"visible: {name}", f"{seconds * 1e3:.0f} ms",
-                     f"target <= {VISIBLE_WITHIN_S:g} s; {segments} segments, no rebuild"])  # fmt: skip
+        note = f"target <= {VISIBLE_WITHIN_S:g} s; {segments} segments, no rebuild"
+        rows.append([label, f"visible: {name}", f"{seconds * 1e3:.0f} ms", note])
     return format_table(["corpus", "row", "value", "note"], rows)
 
 
-async def run(chunks: int, n_queries: int, db: Path | None) -> None:
+async def run(chunks: int, n_queries: int, db: Path | None, ingest_only: bool = False) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="yuxi-bench-scale-") as tmp:
         path = db or Path(tmp) / f"kb-{chunks}.db"
@@ -229,6 +235,9 @@ async def run(chunks: int, n_queries: int, db: Path | None) -> None:
         if not path.exists():
             mb_per_s, queries = await ingest(url, chunks)
             queries_file.write_text(json.dumps(queries))
+            print(f"ingest: {mb_per_s:.2f} MB/s", file=sys.stderr)
+        if ingest_only:
+            return
         queries = [tuple(q) for q in json.loads(queries_file.read_text())][:n_queries]
         served = child("--serve-side", url, json.dumps(queries))
         dense = child("--dense-side", str(chunks))
@@ -240,6 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--db", type=Path, help="keep the ingested database here (reused)")
+    parser.add_argument("--ingest-only", action="store_true", help="only fill --db")
     parser.add_argument("--serve-side", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--dense-side", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -250,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.dense_side is not None:
         print(json.dumps(dense_side(args.dense_side)))
     else:
-        asyncio.run(run(args.chunks, args.queries, args.db))
+        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ Ints = npt.NDArray[np.int64]
 @dataclass(frozen=True)
 class _Term:
     segment: int
+    row: int
     start: int
     end: int
     idf: np.float32
@@ -98,20 +99,23 @@ class Bm25Index:
 
     def _terms(self, keys: Ints) -> list[_Term]:
         """Each query term's postings run in each segment, with its base-wide idf."""
-        found: list[tuple[int, int, int, int]] = []  # segment, key number, start, end
+        found: list[tuple[int, int, int, int, int]] = []  # segment, key number, row, span
         df = np.zeros(len(keys), dtype=np.int64)
         for at, segment in enumerate(self.segments):
             if not len(segment.terms):
                 continue
             where = np.minimum(np.searchsorted(segment.terms, keys), len(segment.terms) - 1)
             hit = np.flatnonzero(segment.terms[where] == keys)
-            starts = segment.indptr[where[hit]].tolist()
-            ends = segment.indptr[where[hit] + 1].tolist()
-            for number, start, end in zip(hit.tolist(), starts, ends, strict=True):
-                found.append((at, number, start, end))
+            rows = where[hit]
+            starts = segment.indptr[rows].tolist()
+            ends = segment.indptr[rows + 1].tolist()
+            for number, row, start, end in zip(
+                hit.tolist(), rows.tolist(), starts, ends, strict=True
+            ):
+                found.append((at, number, row, start, end))
                 df[number] += end - start
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-        return [_Term(at, start, end, idf[number]) for at, number, start, end in found]
+        return [_Term(at, row, start, end, idf[n]) for at, n, row, start, end in found]
 
 
 def split_rows(rows: SegmentRows, segment_docs: int) -> list[SegmentRows]:
@@ -143,14 +147,17 @@ def _score(
     docs_of, weights_of = [], []
     for term in terms:
         docs = segment.docs[term.start : term.end]
-        tf = segment.tf[term.start : term.end]
+        tf = segment.frequencies(term.row, term.start, term.end)
         if only is not None:
-            low, high = np.searchsorted(docs, [only[1], only[2]]).tolist()
-            docs, tf = docs[low:high], tf[low:high]
+            inside = (docs >= only[1]) & (docs < only[2])
+            docs, tf = docs[inside], None if tf is None else tf[inside]
         if not len(docs):
             continue
-        weight = tf.astype(np.float32)
-        weight /= weight + norm[docs]
+        if tf is None:  # every frequency 1
+            weight = norm[docs] + np.float32(1)
+            np.divide(np.float32(1), weight, out=weight)
+        else:
+            weight = tf / (tf + norm[docs])
         weight *= term.idf
         docs_of.append(docs)
         weights_of.append(weight)

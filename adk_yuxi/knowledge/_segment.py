@@ -7,10 +7,11 @@ statistics (document count, average length, document frequencies) are summed ove
 segments at query time, so adding or dropping a segment never rescores the others.
 
 Compact by construction: document numbers are local (``uint16`` while a segment holds
-at most 65,536 documents), frequencies ``uint8`` unless one exceeds 255, offsets
-``int32``: about 3 bytes a posting and 12 a distinct term, where precomputed float
-impacts would take 8 a posting. Dropping files makes a new segment by masking; merging
-segments is one stable sort of their postings by key.
+at most 65,536 documents), offsets ``int32``; frequencies are kept only for the
+postings whose frequency is above 1 (a term's such postings come first in its run,
+``uint8`` unless one exceeds 255). About 2.1 bytes a posting and 12 a distinct term,
+where precomputed float impacts would take 8 a posting. Dropping files makes a new
+segment by masking; merging segments is one stable sort of their postings by key.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ SEGMENT_DOCS = 1 << 16  # documents per segment: local numbers fit in uint16
 _LOCAL = np.uint16
 
 Ints = npt.NDArray[np.int64]
+Tf = npt.NDArray[np.integer]
 
 
 class SegmentRows:
@@ -98,10 +100,44 @@ def _narrow(values: npt.NDArray[np.integer], dtypes: Sequence[type]) -> npt.NDAr
     return values.astype(dtypes[-1])
 
 
+def _pack(
+    indptr: Ints, docs: npt.NDArray[np.integer], tf: npt.NDArray[np.integer]
+) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.int32], npt.NDArray[np.int32], Tf]:
+    """Each term's postings with a frequency above 1 first, then the rest (relative order
+    kept): (documents, terms with such postings, their offsets into the frequencies,
+    those frequencies). A frequency of 1, most postings, then costs nothing."""
+    multi = tf > 1
+    n = len(indptr) - 1
+    frequencies = _narrow(tf[multi], [np.uint8, np.uint16])
+    if not multi.any():
+        none = np.zeros(0, dtype=np.int32)
+        return docs, none, np.zeros(1, dtype=np.int32), frequencies
+    small = np.int32  # a segment's postings: at most a few hundred million
+    first = indptr[:-1].astype(small)
+    term_of = np.repeat(np.arange(n, dtype=small), np.diff(indptr))
+    before = np.zeros(len(docs) + 1, dtype=small)  # multi postings before each position
+    np.cumsum(multi, out=before[1:])
+    n_multi = before[indptr[1:]] - before[indptr[:-1]]
+    start = first[term_of]
+    rank = before[:-1] - before[first][term_of]  # rank among the term's multi postings
+    single = np.arange(len(docs), dtype=small) - start - rank + n_multi[term_of]
+    moved = np.where(multi, start + rank, start + single)
+    del term_of, start, rank, single
+    packed = np.empty_like(docs)
+    packed[moved] = docs
+    terms = np.flatnonzero(n_multi).astype(np.int32)
+    offsets = np.zeros(len(terms) + 1, dtype=np.int32)
+    np.cumsum(n_multi[terms], out=offsets[1:])
+    return packed, terms, offsets, frequencies
+
+
 class Segment:
     """Immutable. Documents ``0..n-1`` in file order; ``files`` maps a file to its range."""
 
-    __slots__ = ("cids", "docs", "files", "indptr", "lengths", "terms", "tf", "total_length")
+    __slots__ = (
+        *("cids", "docs", "files", "indptr", "lengths", "multi_offsets", "multi_terms"),
+        *("multi_tf", "terms", "total_length"),
+    )
 
     def __init__(
         self,
@@ -112,15 +148,18 @@ class Segment:
         terms: Ints,
         indptr: npt.NDArray[np.integer],
         docs: npt.NDArray[np.integer],
-        tf: npt.NDArray[np.integer],
+        tf: Tf,
     ) -> None:
+        """``tf`` is every posting's frequency; within a term, postings are in document
+        order among those of frequency 1 and among the others."""
         self.cids = cids
         self.lengths = lengths
         self.files = files
         self.terms = terms
         self.indptr = indptr
-        self.docs = docs
-        self.tf = tf
+        self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = _pack(
+            indptr.astype(np.int64), docs, tf
+        )
         self.total_length = int(lengths.sum(dtype=np.int64))
 
     @property
@@ -129,7 +168,10 @@ class Segment:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.cids, self.lengths, self.terms, self.indptr, self.docs, self.tf)
+        arrays = (
+            *(self.cids, self.lengths, self.terms, self.indptr, self.docs),
+            *(self.multi_terms, self.multi_offsets, self.multi_tf),
+        )
         return sum(a.nbytes for a in arrays) + 120 * len(self.files)
 
     @classmethod
@@ -175,8 +217,28 @@ class Segment:
             terms=terms,
             indptr=indptr.astype(np.int32 if len(order) < 2**31 else np.int64),
             docs=_narrow(docs[order], local),
-            tf=_narrow(np.asarray(tf)[order], [np.uint8, np.uint16]),
+            tf=np.asarray(tf)[order],
         )
+
+    def frequencies(self, row: int, start: int, end: int) -> npt.NDArray[np.float32] | None:
+        """The frequencies of term number ``row``'s postings (``start:end``), None when
+        they are all 1."""
+        at = int(np.searchsorted(self.multi_terms, row))
+        if at == len(self.multi_terms) or self.multi_terms[at] != row:
+            return None
+        low, high = int(self.multi_offsets[at]), int(self.multi_offsets[at + 1])
+        tf = np.ones(end - start, dtype=np.float32)
+        tf[: high - low] = self.multi_tf[low:high]
+        return tf
+
+    @property
+    def tf(self) -> npt.NDArray[np.uint16]:
+        """Every posting's frequency, in storage order (built on each call)."""
+        tf = np.ones(len(self.docs), dtype=np.uint16)
+        counts = np.diff(self.multi_offsets)
+        first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
+        tf[np.repeat(first, counts) + np.arange(len(self.multi_tf))] = self.multi_tf
+        return tf
 
     def postings(self) -> tuple[Ints, Ints]:
         """(key, document) of every posting, in storage order."""
@@ -209,7 +271,7 @@ class Segment:
             terms=self.terms[live],
             indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
             docs=renumber[self.docs[kept]].astype(self.docs.dtype),
-            tf=self.tf[kept],
+            tf=self.tf[kept],  # multi postings stay first within each term
         )
 
     @classmethod
@@ -221,7 +283,7 @@ class Segment:
             k, d = segment.postings()
             keys.append(k)
             docs.append(d + offset)
-            tfs.append(segment.tf.astype(np.uint16))
+            tfs.append(segment.tf)
             for file_id, (low, high) in segment.files.items():
                 files[file_id] = (low + offset, high + offset)
             offset += segment.n_docs

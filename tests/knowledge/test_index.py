@@ -210,7 +210,8 @@ def test_dropped_files_and_merged_segments_equal_a_rebuild() -> None:
 def test_postings_are_stored_compactly() -> None:
     docs = _corpus(random.Random(4), 200)
     segment = _index(docs).segments[0]
-    assert segment.docs.dtype == np.uint16 and segment.tf.dtype == np.uint8
+    assert segment.docs.dtype == np.uint16 and segment.multi_tf.dtype == np.uint8
+    assert len(segment.multi_tf) < len(segment.docs) / 3  # frequency 1 costs nothing
     assert segment.indptr.dtype == np.int32
     big = _rows(["w1 " * 300])
-    assert Segment.build(big).tf.dtype == np.uint16  # a frequency above 255 kept exact
+    assert Segment.build(big).multi_tf.dtype == np.uint16  # a frequency above 255 kept exact
