@@ -24,6 +24,7 @@ from ._segment import SEGMENT_DOCS, Segment, SegmentRows
 __all__ = ["LOAD_PAGE", "merge_plan", "merge_small", "refresh"]
 
 LOAD_PAGE = 5000
+_FILES_PER_PAGE = 500  # bound parameters per statement (SQLite allows 32,766)
 _SMALL = SEGMENT_DOCS // 4  # segments below this are merged...
 _MERGE_AT = 4  # ...once there are this many
 
@@ -65,11 +66,13 @@ def _drop(segments: Sequence[Segment], gone: set[str]) -> list[Segment]:
 
 
 def _pages(files: list[tuple[str, int]], page_size: int) -> list[list[str]]:
-    """Whole files, about ``page_size`` chunks a page."""
+    """Whole files, about ``page_size`` chunks and at most 500 files a page."""
     pages: list[list[str]] = []
     size = 0
     for file_id, count in files:
-        if not pages or (size + count > page_size and pages[-1]):
+        if not pages or (
+            pages[-1] and (size + count > page_size or len(pages[-1]) >= _FILES_PER_PAGE)
+        ):
             pages.append([])
             size = 0
         pages[-1].append(file_id)

@@ -11,7 +11,7 @@ import pytest
 
 from adk_yuxi._text import document_terms, query_terms, text_runs
 from adk_yuxi.knowledge._index import K1, B, Bm25Index, split_rows
-from adk_yuxi.knowledge._index_load import merge_plan, merge_small
+from adk_yuxi.knowledge._index_load import _pages, merge_plan, merge_small
 from adk_yuxi.knowledge._segment import Segment, SegmentRows, posting_order
 from adk_yuxi.knowledge._terms import BIGRAM, WORD, chunk_terms, query_keys, word_key
 
@@ -215,3 +215,11 @@ def test_postings_are_stored_compactly() -> None:
     assert segment.indptr.dtype == np.int32
     big = _rows(["w1 " * 300])
     assert Segment.build(big).multi_tf.dtype == np.uint16  # a frequency above 255 kept exact
+
+
+def test_pages_hold_whole_files_and_a_bounded_number_of_them() -> None:
+    files = [("big", 12_000), *((f"e{i}", 0) for i in range(1200)), ("a", 3), ("b", 4)]
+    pages = _pages(files, 5)
+    assert [f for page in pages for f in page] == [f for f, _ in files]
+    assert pages[0] == ["big"] and max(len(p) for p in pages) == 500
+    assert pages[-1] == ["b"] and _pages([], 5) == []
