@@ -281,7 +281,9 @@ def report(
     return format_table(["corpus", "row", "value", "note"], rows)
 
 
-async def run(chunks: int, n_queries: int, db: Path | None, ingest_only: bool = False) -> None:
+async def run(
+    chunks: int, n_queries: int, db: Path | None, ingest_only: bool, dense: dict[str, float] | None
+) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="yuxi-bench-scale-") as tmp:
         path = db or Path(tmp) / f"kb-{chunks}.db"
@@ -296,7 +298,8 @@ async def run(chunks: int, n_queries: int, db: Path | None, ingest_only: bool = 
             return
         queries = [tuple(q) for q in json.loads(queries_file.read_text())][:n_queries]
         served = child("--serve-side", url, json.dumps(queries))
-        dense = child("--dense-side", str(chunks))
+        if dense is None:
+            dense = child("--dense-side", str(chunks))
     print(report(chunks, mb_per_s, served, dense))
 
 
@@ -306,6 +309,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--db", type=Path, help="keep the ingested database here (reused)")
     parser.add_argument("--ingest-only", action="store_true", help="only fill --db")
+    parser.add_argument("--dense-from", type=Path, help="the dense row, measured apart")
     parser.add_argument("--serve-side", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--dense-side", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -316,7 +320,9 @@ def main(argv: list[str] | None = None) -> None:
     elif args.dense_side is not None:
         print(json.dumps(dense_side(args.dense_side)))
     else:
-        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only))
+        # The dense row may be measured apart: `--dense-side N > file`, then `--dense-from file`.
+        dense = json.loads(args.dense_from.read_text()) if args.dense_from else None
+        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only, dense))
 
 
 if __name__ == "__main__":
