@@ -134,6 +134,7 @@ class KnowledgeStore:
         await self._store.ready()
 
     async def close(self) -> None:
+        await self._search.close()
         if self._owns_store:
             await self._store.close()
 
