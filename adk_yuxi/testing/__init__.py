@@ -1,13 +1,16 @@
-"""Test kit: a scripted ADK model, a loopback OpenAI-compatible server and loopback
-fakes of the web search providers.
+"""Test kit: a scripted ADK model (and one held at a gate), one turn through the real
+``Runner``, a loopback OpenAI-compatible server and loopback fakes of the web search
+providers.
 
 Both go through ADK's real model interface (and, for the server, ADK's real OpenAI
 adapter over HTTP), so tests exercise the runtime users run.
 """
 
+from ._gated import GatedLlm
 from ._openai_server import ChatTurn, ErrorReply, OpenAIScriptServer, ToolCall
 from ._pages import PageServer
 from ._scripted import ScriptedLlm, ScriptExhaustedError, Turn, call, text
+from ._turns import run_turn, user_message
 from ._web_providers import (
     DEEPSEEK,
     DOUBAO,
@@ -25,6 +28,7 @@ __all__ = [
     "TAVILY",
     "ChatTurn",
     "ErrorReply",
+    "GatedLlm",
     "OpenAIScriptServer",
     "PageServer",
     "ProviderFakeServer",
@@ -36,6 +40,8 @@ __all__ = [
     "call",
     "deepseek_error",
     "doubao_error",
+    "run_turn",
     "tavily_error",
     "text",
+    "user_message",
 ]
