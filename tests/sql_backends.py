@@ -175,17 +175,34 @@ async def _dump_migrated() -> str:
 
 
 async def migrate_pg_schema(schema: str) -> None:
-    """Fills the empty ``schema`` as the stores' migration would (from the cached dump)."""
+    """Fills ``schema``, when it holds no table yet, as the stores' migration would (from
+    the cached dump); a schema already in use is left to the stores."""
+    import asyncpg
+
     dump = await _migrated_dump()
-    if dump is not None:
-        await _pg_execute(dump.replace(_TEMPLATE, schema))
+    if dump is None:
+        return
+    conn = await asyncpg.connect(PG_DSN, timeout=3)
+    try:
+        found = await conn.fetchval(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1", schema
+        )
+        if found == 0:
+            await conn.execute(dump.replace(_TEMPLATE, schema))
+    finally:
+        await conn.close()
+
+
+async def migrate_if_pg(url: str) -> None:
+    """`migrate_pg_schema` for a test database URL of PostgreSQL; nothing for SQLite."""
+    if url.startswith(PG_URL) and "schema=" in url:
+        await migrate_pg_schema(url.rsplit("schema=", 1)[1])
 
 
 @pytest.fixture
 async def services(db_url: str, tmp_path: Path) -> AsyncIterator[YuxiServices]:
     """All three services on the test database (its schema migrated), closed afterwards."""
-    if db_url.startswith(PG_URL):
-        await migrate_pg_schema(db_url.rsplit("schema=", 1)[1])
+    await migrate_if_pg(db_url)
     opened = open_services(db_url, blob_dir=tmp_path / "blobs")
     try:
         yield opened
