@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/yuxi demo
 
-# The whole suite on two workers (pytest-xdist; `-p no:xdist` in PYTEST_ARGS runs it in one
+# The whole suite on two workers (pytest-xdist; `-n 0` in PYTEST_ARGS runs it in one
 # process), Hypothesis on its fixed `ci` profile; the time is printed at the end.
 test: $(STAMP)
 	@start=$$(date +%s); status=0; \
