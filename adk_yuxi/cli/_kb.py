@@ -25,7 +25,6 @@ __all__ = ["kb", "serve"]
 
 T = TypeVar("T")
 DEFAULT_KEY = Path(".yuxi/knowledge-key.jwk")
-DEFAULT_OWNER = "admin"
 
 
 def _missing_sqlite_file(url: str) -> Path | None:
@@ -78,66 +77,45 @@ def kb() -> None:
 @click.option(
     "--owner",
     default=None,
-    help="The creator: an existing user (`yuxi access user add`). Without it the base"
-    f" belongs to the user {DEFAULT_OWNER!r}, which is added (role user) if missing.",
+    metavar="USER",
+    help="The creator, an existing user (`yuxi access user add USER`); required. The owner"
+    " reads and manages a private base.",
 )
 @click.option("--public", is_flag=True, help="Let every user read it (default: owner only).")
 @DB_OPTION
 def create(
     name: str, kb_id: str | None, description: str, owner: str | None, public: bool, db: str
 ) -> None:
-    """Create a knowledge base NAME (the database is created if it does not exist)."""
-    from adk_yuxi.access import AccessRepository, NotFoundError, ShareConfig, User
+    """Create a knowledge base NAME owned by an existing user (`--owner`)."""
+    from adk_yuxi.access import AccessRepository, NotFoundError, ShareConfig
 
+    if owner is None:
+        # Checked here rather than by click, so a misspelt --db is reported first.
+        raise click.UsageError(
+            "Missing option '--owner': a knowledge base belongs to an existing user;"
+            " add one with `yuxi access user add USER` and pass `--owner USER`"
+        )
     missing = _missing_sqlite_file(db)
-    if owner is not None and missing is not None:
+    if missing is not None:
         raise click.ClickException(
             f"no user {owner!r}: there is no database at {missing} yet"
             f" (`yuxi access user add {owner}` creates both)"
         )
-    creator = DEFAULT_OWNER if owner is None else owner
 
     async def work(store: Any) -> Any:
-        access = AccessRepository(store.store)
         try:
-            await access.get_user(creator)
-            known = True
+            await AccessRepository(store.store).get_user(owner)
         except NotFoundError:
-            known = False
-        if not known and owner is not None:
             raise click.ClickException(
-                f"no user {owner!r} in this database: add it with `yuxi access user add"
-                f" {owner}`, or leave out --owner to own the base as {DEFAULT_OWNER!r}"
-            )
-        if not known:  # checked first, so a refused base adds no user
-            await _check_new_base(store, name, kb_id)
-            await access.save_user(User(id=creator, name="Knowledge base owner"))
-            click.echo(
-                f"added the user {creator!r} (role user) to own {name!r}, since no --owner"
-                " was given; `--owner USER` names an existing user instead",
-                err=True,
-            )
+                f"no user {owner!r} in this database: add it with `yuxi access user add {owner}`"
+            ) from None
         share = ShareConfig.public() if public else ShareConfig.private()
         return await store.create_kb(
-            name, creator_id=creator, share=share, description=description, kb_id=kb_id
+            name, creator_id=owner, share=share, description=description, kb_id=kb_id
         )
 
     made = _run(db, work, existing=False)
     echo_cells([made.kb_id, made.name])
-
-
-async def _check_new_base(store: Any, name: str, kb_id: str | None) -> None:
-    """What `create_kb` would refuse about the name and id, checked before it runs."""
-    from adk_yuxi.knowledge import InvalidKnowledgeRequestError
-    from adk_yuxi.knowledge._ids import check_ident, check_kb_name
-
-    wanted_name = check_kb_name(name)
-    wanted_id = check_ident(kb_id, "kb_id") if kb_id is not None else None
-    for base in await store.list_kbs():
-        if base.name == wanted_name or base.kb_id == wanted_id:
-            raise InvalidKnowledgeRequestError(
-                f"a knowledge base with the id {base.kb_id!r} or the name {base.name!r} exists"
-            )
 
 
 @kb.command("ingest")

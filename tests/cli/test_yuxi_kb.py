@@ -26,7 +26,9 @@ def test_create_ingest_list_query(tmp_path: Path) -> None:
     (tmp_path / "guide.md").write_text("# 指南\n\n连接池大小等于核数。\n\nBackups run nightly.\n")
     (tmp_path / "faq.html").write_text("<html><body><p>Parking is free.</p></body></html>")
     db = str(tmp_path / "kb.db")
-    made = yuxi("kb", "create", "Handbook", "--id", "hb", "--public", "--db", db, cwd=tmp_path)
+    assert yuxi("access", "user", "add", "root", "--db", db, cwd=tmp_path).returncode == 0
+    made = yuxi("kb", "create", "Handbook", "--id", "hb", "--public", "--owner", "root",
+                "--db", db, cwd=tmp_path)  # fmt: skip
     assert made.returncode == 0, made.stderr
     assert made.stdout.strip() == "hb\tHandbook"
     added = yuxi("kb", "ingest", "hb", "guide.md", "faq.html", "--db", db, cwd=tmp_path)

@@ -50,8 +50,11 @@ def test_the_agent_answers_from_what_yuxi_kb_ingest_put_into_the_default_databas
     (docs / "cafe.txt").write_text("The cafeteria serves noodles on Mondays.\n")
     (docs / ".draft.md").write_text("The kiln is fired daily.\n")  # hidden: skipped
     unset = {"YUXI_DATABASE_URL": ""}
+    owner = run_command([str(BIN / "yuxi"), "access", "user", "add", "root"], cwd=tmp_path, **unset)
+    assert owner.returncode == 0, owner.stderr
+    create = ["kb", "create", "Studio", "--id", "studio", "--public", "--owner", "root"]
     made = run_command(
-        [str(BIN / "yuxi"), "kb", "create", "Studio", "--id", "studio", "--public"],
+        [str(BIN / "yuxi"), *create],
         cwd=tmp_path,
         **unset,
     )

@@ -69,7 +69,9 @@ def test_yuxi_kb_ingest_reports_each_file_and_goes_on_or_stops(tmp_path: Path) -
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
     (tmp_path / "c.txt").write_text("third file")
     db = str(tmp_path / "kb.db")
-    assert yuxi("kb", "create", "Docs", "--id", "d", "--public", "--db", db).returncode == 0
+    assert yuxi("access", "user", "add", "root", "--db", db).returncode == 0
+    assert yuxi("kb", "create", "Docs", "--id", "d", "--public", "--owner", "root",
+                "--db", db).returncode == 0  # fmt: skip
     both = yuxi("kb", "ingest", "d", "a.txt", "broken.pdf", "c.txt", "--db", db)
     assert both.returncode == 1
     assert [line.split("\t")[1] for line in both.stdout.splitlines()] == ["a.txt", "c.txt"]
