@@ -30,6 +30,7 @@ from ..guards import ToolRetriever
 from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
+from ..observability._labels import know_tools
 from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
 from ..tools import ToolRegistry, ToolSettings, default_registry
 from ._build_checks import check_retrieval, check_tool_names
@@ -37,12 +38,15 @@ from ._catalog import AgentCatalog, AgentConfigError
 from ._compaction import compaction_config
 from ._config import AgentConfig
 from ._guards import guard_plugins
+from ._known_tools import app_tool_names
 from ._offload import ToolResultOffloadPlugin
 from ._plugin import AuthorizationPlugin
 from ._principals import FixedPrincipal, PrincipalSource
+from ._prompt_estimate import prompt_estimate_plugins
 from ._refusals import RefusalHook
 from ._resources import FileOwner
 from ._rights import LiveRights
+from ._run_config import RunDefaultsPlugin
 from ._toolset import YuxiToolset
 from ._tree import AgentTree
 from ._tree_runtime import TreeRuntimeFactory
@@ -224,6 +228,7 @@ def build_app(
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
     tree = _tree(config, catalog)
     check_tree(tree, registry, skills, mcp_servers)
+    know_tools(app_tool_names(tree.configs, registry or default_registry))
     factory = TreeRuntimeFactory.of(
         tree,
         registry=registry,
@@ -277,10 +282,20 @@ def build_app(
         summarizer = resolve_model(policy.summarizer_model)
     root_model = agents[tree.root].model
     assert isinstance(root_model, BaseLlm)  # set from `_model` above
+    compaction = compaction_config(policy, summarizer or root_model, agent_model=root_model)
     return App(
         name=app_name or tree.root,
         root_agent=agents[tree.root],
         # Last: the offload plugin answers with a new result, which ends ADK's chain.
-        plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins, offload],
-        events_compaction_config=compaction_config(policy, summarizer or root_model),
+        plugins=[
+            plugin,
+            *prompt_estimate_plugins(compaction),
+            RunDefaultsPlugin(),
+            McpResultPlugin(),
+            *ledger,
+            *guards,
+            *plugins,
+            offload,
+        ],
+        events_compaction_config=compaction,
     )

@@ -1,4 +1,5 @@
-"""`yuxi kb ...` and `yuxi serve knowledge`, run as a user would."""
+"""`yuxi kb ...` (through click's runner) and `yuxi serve knowledge` (a real process, over
+HTTP and stdio), as a user runs them."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from pathlib import Path
 import pytest
 
 from adk_yuxi.knowledge import DelegationKeys
-from tests.e2e._cli import BIN, cli_env, free_port, run_command
+from tests.e2e._cli import BIN, cli_env, free_port, yuxi_here
 from tests.knowledge.mcp_client import mcp_session
 
 pytestmark = pytest.mark.slow
 
 
 def yuxi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_command([str(BIN / "yuxi"), *args], cwd=cwd)
+    """`yuxi ARGS` in this process; `yuxi serve knowledge` below runs as a real process."""
+    return yuxi_here(list(args), cwd=cwd)
 
 
 def test_create_ingest_list_query(tmp_path: Path) -> None:

@@ -60,10 +60,10 @@ async def test_a_cancelled_ingest_keeps_the_previous_version(platform: Platform)
 
 @pytest.mark.slow
 def test_yuxi_kb_ingest_reports_each_file_and_goes_on_or_stops(tmp_path: Path) -> None:
-    from tests.e2e._cli import BIN, run_command
+    from tests.e2e._cli import yuxi_here
 
     def yuxi(*args: str) -> subprocess.CompletedProcess[str]:
-        return run_command([str(BIN / "yuxi"), *args], cwd=tmp_path)
+        return yuxi_here(list(args), cwd=tmp_path)
 
     (tmp_path / "a.txt").write_text("first file")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
