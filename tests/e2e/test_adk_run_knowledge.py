@@ -91,7 +91,10 @@ def test_questions_in_other_words_and_the_other_language_and_a_one_file_base(
     question it holds (bases ranked together on comparable scores)."""
     (tmp_path / "ops.md").write_text("The zebrafinch gateway listens on port 9443 by default.\n")
     env = {"YUXI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}"}
-    made = run_command([str(BIN / "yuxi"), "kb", "create", "Ops", "--id", "ops", "--public"], **env)
+    owner = run_command([str(BIN / "yuxi"), "access", "user", "add", "root"], **env)
+    assert owner.returncode == 0, owner.stderr
+    create = ["kb", "create", "Ops", "--id", "ops", "--public", "--owner", "root"]
+    made = run_command([str(BIN / "yuxi"), *create], **env)
     assert made.returncode == 0, made.stderr
     added = run_command([str(BIN / "yuxi"), "kb", "ingest", "ops", str(tmp_path / "ops.md")], **env)
     assert added.returncode == 0, added.stderr
