@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import accumulate
+from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel
@@ -32,7 +32,6 @@ __all__ = [
     "Bounded",
     "bound_json",
     "bound_json_text",
-    "json_depth_over",
 ]
 
 MAX_DEPTH = 100
@@ -44,6 +43,9 @@ CUT_MARK = "[yuxi: cut]"
 """How every marker string starts, so a reader can find what was cut."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_INT_BOUND = 10**MAX_INT_DIGITS
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+_LEAVES = frozenset({bool, type(None)})
 
 
 class Bounded:
@@ -89,7 +91,7 @@ class _Walk:
         if kind is str:
             return self.string(value)
         if kind is int:
-            if -(10**MAX_INT_DIGITS) < value < 10**MAX_INT_DIGITS:
+            if -_INT_BOUND < value < _INT_BOUND:
                 return value
             self.reasons.add(INT_REASON)
             return _mark(INT_REASON)
@@ -98,7 +100,7 @@ class _Walk:
                 return value
             self.reasons.add(NUMBER_REASON)
             return None
-        if not isinstance(value, dict | list | tuple | set | frozenset):
+        if not isinstance(value, _CONTAINERS):
             return value  # bool, None, bytes, a model or a Part: pydantic writes them
         if depth >= self.max_depth:
             self.reasons.add(DEPTH_REASON)
@@ -113,24 +115,38 @@ class _Walk:
         finally:
             self.path.discard(key)
 
+    def entry(self, value: Any, depth: int) -> Any:
+        kind = type(value)
+        if (
+            kind in _LEAVES
+            or (kind is str and (not self.text or value.isascii()))
+            or (kind is int and -_INT_BOUND < value < _INT_BOUND)
+            or (kind is float and value - value == 0.0)  # not NaN or an infinity
+        ):
+            return value  # the usual leaf, without a call
+        return self.value(value, depth)
+
     def container(self, value: Any, depth: int) -> Any:
-        before = len(self.reasons)
+        """The same container when nothing in it changed, else a copy (a list for any
+        sequence or set)."""
         if isinstance(value, dict):
-            items = {
-                (self.string(k) if isinstance(k, str) else k): self.value(v, depth)
-                for k, v in value.items()
-            }
-            same = len(items) == len(value) and all(
-                items.get(k, _MISSING) is v for k, v in value.items()
-            )
-            return value if same and len(self.reasons) == before else items
-        entries = [self.value(v, depth) for v in value]
-        if isinstance(value, list) and all(a is b for a, b in zip(entries, value, strict=True)):
-            return value
-        return entries
-
-
-_MISSING = object()
+            copied: dict[Any, Any] | None = None
+            for index, (key, item) in enumerate(value.items()):
+                new_key = self.string(key) if type(key) is str else key
+                new = self.entry(item, depth)
+                if copied is None and (new is not item or new_key is not key):
+                    copied = dict(islice(value.items(), index))
+                if copied is not None:
+                    copied[new_key] = new
+            return value if copied is None else copied
+        entries: list[Any] | None = None
+        for index, item in enumerate(value):
+            new = self.entry(item, depth)
+            if entries is None and new is not item:
+                entries = list(islice(value, index))
+            if entries is not None:
+                entries.append(new)
+        return value if entries is None else entries
 
 
 def bound_json(value: Any, *, text: bool = False, max_depth: int = MAX_DEPTH) -> Bounded:
@@ -169,18 +185,7 @@ def bound_model(model: BaseModel) -> tuple[BaseModel, frozenset[str]]:
 
 # A string literal, a bracket, or a number.
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_STRINGS = re.compile(_STRING)
 _SCAN = re.compile(_STRING + r"|[\[\]{}]|-?\d[\d.eE+-]*")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
-
-
-def json_depth_over(text: str, limit: int) -> bool:
-    """Whether JSON ``text`` nests deeper than ``limit`` (no scan when it has few brackets)."""
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
 
 
 def _too_long_int(token: str) -> bool:

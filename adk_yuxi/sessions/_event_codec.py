@@ -19,7 +19,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,11 +28,8 @@ from pydantic_core import PydanticSerializationError, SchemaValidator
 
 from .._sql.errors import InvalidValueError
 from .._sql.jsonbounds import (
-    MAX_DEPTH,
-    MAX_INT_DIGITS,
     bound_json_text,
     bound_model,
-    json_depth_over,
 )
 from ._fast_events import FAST_CODEC, fast_event_list_validator, fast_event_validator
 from ._strict_equal import strict_equal
@@ -42,10 +38,6 @@ __all__ = ["FAST_CODEC", "FAST_EVENTS_ENV", "decode_events", "encode_event"]
 
 FAST_EVENTS_ENV = "YUXI_FAST_EVENTS"
 _log = logging.getLogger(__name__)
-_EVENT_DEPTH = MAX_DEPTH + 20
-"""Nesting of an event's JSON past which its free-form values are bounded (each to
-`MAX_DEPTH`, inside an event's own dozen levels); pydantic reads 200 at most."""
-_LONG_INT = re.compile(f"[0-9]{{{MAX_INT_DIGITS + 1}}}")
 _PAST_BOUNDS = ("depth exceeded", "Circular reference")
 _validators: list[tuple[SchemaValidator, SchemaValidator] | None] = []
 
@@ -67,25 +59,20 @@ def _fast() -> tuple[SchemaValidator, SchemaValidator] | None:
 def encode_event(event: Event) -> str:
     """The event as ADK's JSON (``exclude_none``), as ADK's own services store it.
 
-    An event from any source (a tool's result, a model's call) whose free-form values
-    are nested too deep, contain themselves or hold an integer too long to read back
-    is stored with those values bounded and marked (`jsonbounds`): the session stays
-    readable. Lone surrogates are refused (`InvalidValueError`)."""
+    An event from any source (a tool's result, a model's call) that pydantic cannot
+    write (values nested past its depth, a container holding itself) is stored with its
+    free-form values bounded and marked (`jsonbounds.bound_model`) instead of failing the
+    turn. One it can write but not read back (nested past 200 levels, an integer of
+    more than 4,300 digits) is read bounded (`_full`): either way the session stays
+    readable, at no cost to the usual append. Lone surrogates are refused
+    (`InvalidValueError`)."""
     try:
-        data = event.model_dump_json(exclude_none=True)
+        return event.model_dump_json(exclude_none=True)
     except PydanticSerializationError as exc:
         if not any(reason in str(exc) for reason in _PAST_BOUNDS):
             raise InvalidValueError(f"Invalid event {event.id!r}: {exc}") from None
-        data = None
-    if (
-        data is not None
-        and not json_depth_over(data, _EVENT_DEPTH)
-        and (len(data) <= MAX_INT_DIGITS or _LONG_INT.search(data) is None)
-    ):
-        return data
     bounded, reasons = bound_model(event)
-    if reasons:
-        _log.warning("Event %r stored bounded: %s", event.id, ", ".join(sorted(reasons)))
+    _log.warning("Event %r stored bounded: %s", event.id, ", ".join(sorted(reasons)))
     try:
         return bounded.model_dump_json(exclude_none=True)
     except PydanticSerializationError as exc:
