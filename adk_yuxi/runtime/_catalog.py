@@ -15,22 +15,11 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import YuxiError
-from ._config import AgentConfig
+from ._config import AgentConfig, AgentConfigError, validation_problems
 
 __all__ = ["AgentCatalog", "AgentConfigError", "UnknownAgentError", "load_agent_config"]
 
 YAML_SUFFIXES = (".yaml", ".yml")
-
-
-class AgentConfigError(YuxiError, ValueError):
-    """An agent config that cannot be used: `problems` lists (field, message) pairs;
-    `source` is the file (or "code") it came from."""
-
-    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
-        self.source = source
-        self.problems = problems
-        lines = "; ".join(f"field {f!r}: {m}" if f else m for f, m in problems)
-        super().__init__(f"{source}: {lines}")
 
 
 class UnknownAgentError(YuxiError, LookupError):
@@ -49,10 +38,6 @@ class UnknownAgentError(YuxiError, LookupError):
             for n in self.names
         )
         super().__init__(f"unknown agent(s) {listed}; the catalog holds {sorted(known)}")
-
-
-def validation_problems(error: ValidationError) -> list[tuple[str, str]]:
-    return [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in error.errors()]
 
 
 def load_agent_config(path: str | Path) -> AgentConfig:

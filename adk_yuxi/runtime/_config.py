@@ -7,13 +7,22 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ._config_error import AgentConfigError, validation_problems
 from ._context_policy import ContextPolicy
 from ._offload_config import ToolResultOffload
+from ._user_config import admin_only_fields, config_from_user
 
 if TYPE_CHECKING:
     from ..access import Principal
 
-__all__ = ["ADMIN_ONLY_FIELDS", "AgentConfig", "Limits", "ToolRetrieval"]
+__all__ = [
+    "ADMIN_ONLY_FIELDS",
+    "AgentConfig",
+    "AgentConfigError",
+    "Limits",
+    "ToolRetrieval",
+    "validation_problems",
+]
 
 
 class Limits(BaseModel):
@@ -149,9 +158,7 @@ class AgentConfig(BaseModel):
         """A config `principal` wrote, bounded by the deployer's: a non-admin may lower a
         limit, never raise it, and never choose the model; what they leave out of the
         admin-only fields is the deployer's. Raises `AgentConfigError`."""
-        from ._user_config import config_from_user
-
-        return config_from_user(data, principal, deployer=deployer)
+        return config_from_user(cls, data, principal, deployer=deployer)
 
     def handoff_targets(self, parent: str | None) -> tuple[str, ...]:
         """The agents this one may transfer to when its parent (in the tree) is `parent`."""
@@ -162,8 +169,4 @@ class AgentConfig(BaseModel):
         return self.sub_agents
 
 
-ADMIN_ONLY_FIELDS: tuple[str, ...] = tuple(
-    name
-    for name, field in AgentConfig.model_fields.items()
-    if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("admin_only")
-)
+ADMIN_ONLY_FIELDS: tuple[str, ...] = admin_only_fields(AgentConfig)

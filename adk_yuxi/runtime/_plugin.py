@@ -28,7 +28,7 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from typing_extensions import override
 
-from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
+from adk_yuxi.errors import RunStopped, ToolErrorCode, stop_response, tool_error
 
 from ..access import AccessDenied, AgentExecutionRevoked, NotFoundError, Principal
 from ..observability._metrics import instruments
@@ -47,9 +47,10 @@ from ._errors import (
 from ._final_call import FINAL_ANSWER_INSTRUCTION, final_parts, withdraw_tools
 from ._handoff import restrict_transfers
 from ._principals import PrincipalSource
-from ._refusals import RefusalHook, Reporter, stop_response
+from ._refusals import RefusalHook, Reporter
 from ._resources import ResourceDenied
 from ._rights import LiveRights
+from ._tool_access import ToolAccess
 from ._tools import DuplicateToolError
 from ._tree_calls import AgentToolCall, pending_agent_tool_call
 from ._tree_checks import TreeChecks
@@ -68,7 +69,7 @@ FAILED_PAST_BUDGET = (
 logger = logging.getLogger("adk_yuxi.runtime.authorization")
 
 
-class AuthorizationPlugin(TreeChecks):
+class AuthorizationPlugin(TreeChecks, ToolAccess):
     def __init__(
         self,
         factory: TreeRuntimeFactory,

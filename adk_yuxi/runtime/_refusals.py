@@ -1,7 +1,7 @@
 """The one place the runtime turns a decision into what the model, the host and the
 operator see: a tool error for the model (`adk_yuxi.errors.tool_error`), an error
-event that ends the run (`stop_response`), and a `capability_limited` log record with
-the details (`Refusal`, also handed to the app's `on_refusal` hook)."""
+event that ends the run (`adk_yuxi.errors.stop_response`), and a `capability_limited`
+log record with the details (`Refusal`, also handed to the app's `on_refusal` hook)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from google.adk.models.llm_response import LlmResponse
-from google.genai import types
-
-from adk_yuxi.errors import RunStopped, ToolErrorCode, tool_error
+from adk_yuxi.errors import ToolErrorCode, tool_error
 
 from ..observability._metrics import instruments
 from ._decision_spans import note_refusal
 
-__all__ = ["CAPABILITY_LIMITED", "Refusal", "RefusalHook", "Reporter", "stop_response"]
+__all__ = ["CAPABILITY_LIMITED", "Refusal", "RefusalHook", "Reporter"]
 
 CAPABILITY_LIMITED = "capability_limited"
 
@@ -43,21 +40,6 @@ class Refusal:
 
 
 RefusalHook = Callable[[Refusal], None]
-
-
-def stop_response(stop: type[RunStopped], text: str | None = None) -> LlmResponse:
-    """An error response in place of the model's, with the stop's public text only (or
-    `text`, a public text of that stop that says more). It ends the run through ADK's own
-    path: it carries no function call, so the flow treats it as the final event."""
-    text = text or stop.PUBLIC_TEXT
-    return LlmResponse(
-        content=types.Content(
-            role="model", parts=[types.Part(text=f"This run was stopped: {text}.")]
-        ),
-        error_code=stop.CODE,
-        error_message=text,
-        turn_complete=True,
-    )
 
 
 class Reporter:

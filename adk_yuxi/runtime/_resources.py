@@ -13,10 +13,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from adk_yuxi.errors import YuxiError
-
 from ..tools import ResourceType
 from ..tools._metadata import workspace_relative
+from ..tools._run_access import ResourceDenied
 from ._context import RuntimeContext
 from ._decisions import kb_decision
 
@@ -42,18 +41,6 @@ DEFAULT_RESOURCE_ARGS: Mapping[str, ResourceType] = {
 
 FileOwner = Callable[[str], Awaitable[str | None]]
 """Maps a file id to the knowledge base holding it, or None when unknown."""
-
-
-class ResourceDenied(YuxiError, PermissionError):
-    """A tool argument names a resource the user may not use (or that does not exist:
-    the two are deliberately indistinguishable to the caller). A tool may let it
-    propagate: the runtime turns it into a `resource_not_available` tool error."""
-
-    def __init__(self, argument: str, kind: ResourceType, detail: str) -> None:
-        super().__init__(f"argument {argument!r}: {kind.value} not available")
-        self.argument = argument
-        self.kind = kind
-        self.detail = detail  # for operators' logs only
 
 
 class ResourceGuard:

@@ -13,19 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ._catalog import AgentConfigError, validation_problems
-from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits
+from ._config_error import AgentConfigError, validation_problems
 from ._offload_config import ToolResultOffload
 
 if TYPE_CHECKING:
     from ..access import Principal
+    from ._config import AgentConfig, Limits
 
-__all__ = ["config_from_user"]
+__all__ = ["admin_only_fields", "config_from_user"]
 
 _CEILINGS = ("max_llm_calls", "max_tool_calls_per_turn", "max_tool_failures")
 
 
 def config_from_user(
+    kind: type[AgentConfig],
     data: Mapping[str, Any] | AgentConfig,
     principal: Principal,
     *,
@@ -33,15 +34,17 @@ def config_from_user(
 ) -> AgentConfig:
     """`data` as `principal` wrote it, bounded by `deployer` (by default a config of the
     same name with default limits and model). Admins' configs are taken as written.
+    `kind` is `AgentConfig` (passed in, so this module and the config's do not import
+    each other).
     Raises `AgentConfigError` naming each admin-only value the user may not set."""
     source = f"config of user {principal.user_id!r}"
     try:
-        config = data if isinstance(data, AgentConfig) else AgentConfig.model_validate(data)
+        config = data if isinstance(data, kind) else kind.model_validate(data)
     except ValidationError as error:
         raise AgentConfigError(source, validation_problems(error)) from None
     if principal.is_admin:
         return config
-    ceiling = deployer if deployer is not None else AgentConfig(name=config.name)
+    ceiling = deployer if deployer is not None else kind(name=config.name)
     given = config.model_fields_set
     problems: list[tuple[str, str]] = []
     if "model" in given and config.model != ceiling.model:
@@ -60,10 +63,19 @@ def config_from_user(
         problems += _raised_offload(offload, ceiling.offload_tool_results)
     if problems:
         raise AgentConfigError(source, problems)
-    kept = {f: getattr(ceiling, f) for f in ADMIN_ONLY_FIELDS if f not in given}
+    kept = {f: getattr(ceiling, f) for f in admin_only_fields(kind) if f not in given}
     if "offload_tool_results" in given:
         kept["offload_tool_results"] = offload
     return config.model_copy(update={**kept, "limits": limits})
+
+
+def admin_only_fields(kind: type[AgentConfig]) -> tuple[str, ...]:
+    """The fields only an administrator sets (marked `admin_only` in their schema)."""
+    return tuple(
+        name
+        for name, field in kind.model_fields.items()
+        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("admin_only")
+    )
 
 
 def _raised_limits(asked: Limits, ceiling: Limits) -> list[tuple[str, str]]:
