@@ -218,7 +218,7 @@ class AccessRepository:
         return principal
 
     current_principal = load_principal
-    """What the runtime asks at every model and tool call (`build_app(repository=)`)."""
+    """What the runtime asks at every model and tool call (an `AccessRepository` as `build_app`'s access)."""
 
     async def change_marker(self) -> int:
         """The access tables' version: it moves with every write to users or resources."""

@@ -5,13 +5,16 @@ Four things stay distinct: a tool that is registered (`adk_yuxi.tools`), executa
 this run (`resolve_runtime_tools`), visible to the model now (`compute_visibility`), and
 a call authorized on its target (`AuthorizationPlugin`, `ResourceGuard`).
 
-One path: `build_app` gives the agent one `YuxiToolset` and the app one
-`AuthorizationPlugin`. The plugin binds each run to the `Runtime` of its principal
+One path: `build_app(agent, access, toolbox=..., capabilities=...)` gives the agent one
+`YuxiToolset` and the app one `AuthorizationPlugin`. The plugin binds each run to the
+`Runtime` of its principal
 (`_binding`, looked up by invocation id; runtimes cached per principal in `_cache`)
 and checks every call on `LiveRights`. Where to extend:
 
-- a base tool (on every agent, never gated): register it and list its id in
-  `BASE_TOOL_IDS` (`_context`);
+- a base tool (never gated): add it to `adk_yuxi.tools.base` (`BASE_TOOLS`, the one
+  list) and to the `base_tools` of the capability that serves it (`_capabilities`);
+- something an app can do with its own plugins and tools: a `Capability`
+  (`_capabilities`), listed in `build_app(capabilities=...)`;
 - what the model is sent of a long conversation: `ContextPolicy` (`_context_policy`),
   wired as ADK's event compaction by `compaction_config` (`_compaction`);
 - an `AgentConfig` field: `_config`, read in `prepare_runtime_context` (what a user
@@ -36,10 +39,11 @@ from ._access import check_resource, current_agent_runtime, current_run, run_bud
 from ._app import build_app
 from ._binding import Run
 from ._budget import RunBudget
-from ._catalog import AgentCatalog, AgentConfigError, UnknownAgentError, load_agent_config
+from ._capabilities import Capability, Compaction, Offload, RunRecords
+from ._catalog import AgentCatalog, UnknownAgentError, load_agent_config
 from ._compaction import GuardedSummarizer, compaction_config
-from ._config import ADMIN_ONLY_FIELDS, AgentConfig, Limits, ToolRetrieval
-from ._context import BASE_TOOL_IDS, RuntimeContext, prepare_runtime_context
+from ._config import ADMIN_ONLY_FIELDS, AgentConfig, AgentConfigError, Limits, ToolRetrieval
+from ._context import RuntimeContext, prepare_runtime_context
 from ._context_policy import DEFAULT_BUDGET_TOKENS, ContextPolicy
 from ._errors import (
     AgentAssemblyFailed,
@@ -52,7 +56,7 @@ from ._errors import (
 from ._offload import OFFLOAD_PLUGIN_NAME, ToolResultOffloadPlugin
 from ._offload_config import ToolResultOffload
 from ._plugin import FINAL_ANSWER_INSTRUCTION, PLUGIN_NAME, AuthorizationPlugin
-from ._principals import FixedPrincipal, LocalPrincipals, PrincipalSource
+from ._principals import Access, AccessLike, FixedPrincipal, LocalPrincipals, PrincipalSource
 from ._refusals import CAPABILITY_LIMITED, Refusal, RefusalHook
 from ._resources import (
     DEFAULT_RESOURCE_ARGS,
@@ -63,13 +67,13 @@ from ._resources import (
 )
 from ._run_config import host_run_config, telemetry_recorded
 from ._runtime import Runtime
+from ._toolbox import Toolbox
 from ._tools import DuplicateToolError, RuntimeTools, resolve_runtime_tools
 from ._tree import AgentTree, AgentTreeError
 from ._visibility import SKILL_LOADER_TOOLS, Visibility, compute_visibility
 
 __all__ = [
     "ADMIN_ONLY_FIELDS",
-    "BASE_TOOL_IDS",
     "CAPABILITY_LIMITED",
     "DEFAULT_BUDGET_TOKENS",
     "DEFAULT_RESOURCE_ARGS",
@@ -77,6 +81,8 @@ __all__ = [
     "OFFLOAD_PLUGIN_NAME",
     "PLUGIN_NAME",
     "SKILL_LOADER_TOOLS",
+    "Access",
+    "AccessLike",
     "AgentAssemblyFailed",
     "AgentCatalog",
     "AgentConfig",
@@ -85,6 +91,8 @@ __all__ = [
     "AgentTreeError",
     "AuthorizationPlugin",
     "AuthorizationUnavailable",
+    "Capability",
+    "Compaction",
     "ContextPolicy",
     "DelegationStopped",
     "DuplicateToolError",
@@ -94,6 +102,7 @@ __all__ = [
     "Limits",
     "LlmCallLimitReached",
     "LocalPrincipals",
+    "Offload",
     "PrincipalSource",
     "Refusal",
     "RefusalHook",
@@ -102,6 +111,7 @@ __all__ = [
     "ResourceType",
     "Run",
     "RunBudget",
+    "RunRecords",
     "Runtime",
     "RuntimeContext",
     "RuntimeTools",
@@ -110,6 +120,7 @@ __all__ = [
     "ToolResultOffload",
     "ToolResultOffloadPlugin",
     "ToolRetrieval",
+    "Toolbox",
     "UnknownAgentError",
     "Visibility",
     "build_app",

@@ -1,6 +1,8 @@
-"""`build_app`: an agent's runs as an ADK `App` for Runner, `adk run` and `adk web`.
+"""`build_app`: the one way an agent's runs become an ADK `App`, for a Runner, `adk run`,
+`adk web` and the host API alike.
 
-One path for every app: every agent carries one `YuxiToolset` and the app one
+An app is a few values: the agent config, the access, a `Toolbox` and a list of
+capabilities. Every agent carries one `YuxiToolset` and the app one
 `AuthorizationPlugin`, which binds each run to the runtimes of its principal. A fixed
 `Principal` is a constant principal source (`FixedPrincipal`); its runtimes are
 assembled here, so a broken config fails at build time. A lone agent is a tree of one;
@@ -11,38 +13,33 @@ whitelist), agent tools as ADK `AgentTool`s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
-from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
 from google.adk.models.base_llm import BaseLlm
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.agent_tool import AgentTool
+from google.adk.tools.base_tool import BaseTool
 from pydantic import BaseModel
 
 from .._adk import mark_a2a_agent_unavailable
-from .._sql.store import SqlStore
-from ..access import AccessRepository, Principal
-from ..guards import ToolRetriever
-from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
 from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
-from ..tools import ToolRegistry, ToolSettings, default_registry
+from ..tools import ToolRegistry, default_registry
+from ..tools.base import BASE_TOOLS, base_tool
 from ._build_checks import check_retrieval, check_tool_names
-from ._catalog import AgentCatalog, AgentConfigError
-from ._compaction import compaction_config
-from ._config import AgentConfig
+from ._capabilities import DEFAULT_CAPABILITIES, Assembly, Capability
+from ._catalog import AgentCatalog
+from ._config import AgentConfig, AgentConfigError
 from ._guards import guard_plugins
-from ._offload import ToolResultOffloadPlugin
 from ._plugin import AuthorizationPlugin
-from ._principals import FixedPrincipal, PrincipalSource
+from ._principals import Access, AccessLike
 from ._refusals import RefusalHook
-from ._resources import FileOwner
 from ._rights import LiveRights
+from ._toolbox import Toolbox
 from ._toolset import YuxiToolset
 from ._tree import AgentTree
 from ._tree_runtime import TreeRuntimeFactory
@@ -123,12 +120,16 @@ def check_tree(
     registry: ToolRegistry | None = None,
     skills: SkillCatalog | None = None,
     mcp_servers: McpServerRegistry | None = None,
+    *,
+    base: Iterable[str] = (),
 ) -> None:
     """What `build_app` refuses a tree for (names that exist, tool names that do not
-    clash, retrieval settings); `yuxi access explain` checks the same before it decides."""
+    clash, retrieval settings); `yuxi access explain` checks the same before it decides.
+    `base` are the base tools the app's capabilities bring."""
     _check_names(tree, registry, skills, mcp_servers)
     tools = default_registry if registry is None else registry
-    check_tool_names(tree, tools, skills=skills is not None and bool(skills.all()))
+    has_skills = skills is not None and bool(skills.all())
+    check_tool_names(tree, tools, skills=has_skills, base=base)
     check_retrieval(tree, tools, mcp_servers)
 
 
@@ -160,127 +161,150 @@ def _agent(
     )
 
 
+def _capabilities(given: Sequence[Capability | BasePlugin]) -> list[Capability | BasePlugin]:
+    """The listed capabilities, with each default not replaced by one of its type."""
+    listed = list(given)
+    kinds = {type(c) for c in listed}
+    for default in DEFAULT_CAPABILITIES:
+        if type(default) not in kinds:
+            listed.append(default)
+    seen: set[type] = set()
+    for capability in listed:
+        if isinstance(capability, Capability) and type(capability) in seen:
+            raise TypeError(f"build_app: more than one {type(capability).__name__} capability")
+        seen.add(type(capability))
+    return listed
+
+
+def _base_tools(capabilities: Sequence[Capability | BasePlugin]) -> dict[str, BaseTool]:
+    names = [n for c in capabilities if isinstance(c, Capability) for n in c.base_tools]
+    return {name: base_tool(name) for name in BASE_TOOLS if name in names}
+
+
 def build_app(
-    config: AgentConfig | str,
-    principal: Principal | PrincipalSource,
+    agent: AgentConfig | str,
+    access: AccessLike,
     *,
-    catalog: AgentCatalog | None = None,
-    registry: ToolRegistry | None = None,
-    skills: SkillCatalog | None = None,
-    mcp_servers: McpServerRegistry | None = None,
-    repository: AccessRepository | None = None,
+    toolbox: Toolbox | None = None,
+    capabilities: Sequence[Capability | BasePlugin] = (),
     model: ModelChoice = None,
-    workspace: str | Path | None = None,
-    file_owner: FileOwner | None = None,
-    app_name: str | None = None,
-    plugins: Sequence[BasePlugin] = (),
+    catalog: AgentCatalog | None = None,
+    name: str | None = None,
+    output_schema: type[BaseModel] | None = None,
     on_refusal: RefusalHook | None = None,
     cache_size: int = 256,
-    settings: ToolSettings | None = None,
-    output_schema: type[BaseModel] | None = None,
-    tool_retriever: ToolRetriever | None = None,
-    records: SqlStore | str | None = None,
-    summarizer: BaseLlm | BaseEventsSummarizer | None = None,
 ) -> App:
-    """Assembles the runs of `config` for `principal`: one fixed `Principal`, or a
-    `PrincipalSource` (e.g. `AccessRepository.load_principal`) asked for the user of
-    every run, so one App (and one Runner) serves many users, each with their own rights.
+    """The one way an app is assembled: `agent` (a config, or a name in `catalog`) for
+    the users `access` admits, with the tools of `toolbox` and the `capabilities` listed
+    (`RunRecords`, a plain ADK plugin, ...; `Offload` and `Compaction` are always on).
 
-    Every model call and tool call is decided on the user's rights as of that call:
-    with `repository`, read from the access database (the agent itself must be shared
-    with the user); without it, asked of the source again (a fixed principal never
-    changes). `model` overrides the config's model (tests pass a `ScriptedLlm`), for
-    every agent or per agent name. The authorization plugin is registered first, so it
-    runs before any other plugin can answer a call. `cache_size` bounds how many
-    per-principal runtimes are kept. `settings` configures the tools that need
-    server-side configuration (web search providers, say); tools it leaves unusable are
-    not part of any run. `records` (a database URL or the services' `SqlStore`) adds a
-    `LedgerPlugin` after the authorization plugin: every run is recorded with its lease,
-    and the base tools keep their waiting points and marks there (marks re-check
-    `repository`; presented files come from `workspace`). Without it the base tools
-    answer `tool_not_available`. An MCP result reaches the model with one copy of its
-    structured content (`McpResultPlugin`), not that and its JSON text again. A result
-    larger than the agent's `offload_tool_results` threshold is saved as an artifact of
-    the session and the model gets a preview (`ToolResultOffloadPlugin`, last of all).
+    `access` is an `Access`, an `AccessRepository` (principals and live rights from the
+    access database; the agent itself must be shared with the user), one `Principal`,
+    or a `PrincipalSource` asked for the user of every run, so one App (and one Runner)
+    serves many users, each with their own rights. Every model call and tool call is
+    decided on the user's rights as of that call. `model` overrides the configs' models
+    (tests pass a `ScriptedLlm`), for every agent or per agent name. `name` is the
+    App's (default: the root agent's). `output_schema` (a pydantic model class, as
+    ADK's `LlmAgent` takes it) makes the root agent answer in that shape. `on_refusal`
+    sees every refused call and stopped run. `cache_size` bounds how many per-principal
+    runtimes are kept.
 
-    Multi-agent apps: `config` may name an agent of `catalog`, or be a config whose
+    Plugins, in order: the authorization plugin (first, so it decides every call before
+    another plugin can answer it), the MCP result plugin (one copy of an MCP result's
+    structured content), the early capabilities (`RunRecords`' ledger), the model-facing
+    guards (`adk_yuxi.guards`: repair of malformed calls always, per-step tool retrieval
+    for a root config with `tool_retrieval`, the structured answer with
+    `output_schema`), the other capabilities and plugins as listed, and the offload
+    plugin last (it answers with a new result, which ends ADK's chain).
+
+    Multi-agent apps: `agent` may name an agent of `catalog`, or be a config whose
     `sub_agents` / `agent_tools` name agents of it. The tree is checked first
     (`AgentTree`); each agent is then a share-scoped resource gated per user (the root
     too, in a tree of more than one agent), with its own runtime from the same principal.
 
     The configs are the deployer's: their `model` and `limits` bind every user, admin
     or not. A config a non-admin writes goes through `AgentConfig.from_user` first.
-
-    The model-facing guards follow the authorization plugin (`adk_yuxi.guards`): repair
-    of malformed calls always, per-step tool retrieval when the root config's
-    `tool_retrieval` is set (BM25 over `registry` unless `tool_retriever` is given), and
-    structured output of the root agent when `output_schema` (a pydantic model class, as
-    ADK's `LlmAgent` takes it) is given.
-
-    The root config's `context` policy sets ADK's event compaction (on by default):
-    summaries are written by `summarizer` if given (a model or a ready summarizer; tests
-    pass one), else by the policy's `summarizer_model`, else by the root agent's model.
     """
     mark_a2a_agent_unavailable()  # ADK's failing optional import: once, not every node
-    tree = _tree(config, catalog)
-    check_tree(tree, registry, skills, mcp_servers)
+    box = Toolbox() if toolbox is None else toolbox
+    chosen = _capabilities(capabilities)
+    base = _base_tools(chosen)
+    tree = _tree(agent, catalog)
+    check_tree(tree, box.registry, box.skills, box.mcp_servers, base=base)
     factory = TreeRuntimeFactory.of(
         tree,
-        registry=registry,
-        skills=skills,
-        mcp_servers=mcp_servers,
-        workspace=workspace,
-        file_owner=file_owner,
-        settings=settings,
+        registry=box.registry,
+        skills=box.skills,
+        mcp_servers=box.mcp_servers,
+        workspace=box.workspace,
+        file_owner=box.file_owner,
+        settings=box.settings,
+        base_tools=base,
     )
-    fixed = principal if isinstance(principal, Principal) else None
-    source: PrincipalSource = FixedPrincipal(fixed) if fixed is not None else principal  # type: ignore[assignment]
+    access = Access.of(access)
+    repository = access.repository
     if repository is not None:
         rights = LiveRights(repository.current_principal, agent=tree.root)
     else:
-        rights = LiveRights(source, agent=None)
+        rights = LiveRights(access.source, agent=None)
     plugin = AuthorizationPlugin(
         factory,
-        source,
+        access.source,
         rights=rights,
         # The repository's own loader as the source already reads rights as of now.
-        separate_rights=repository is not None and source != repository.load_principal,
+        separate_rights=repository is not None and access.source != repository.load_principal,
         cache_size=cache_size,
         on_refusal=on_refusal,
     )
-    if fixed is not None:
-        plugin.cache.get(fixed)  # assembled now, so a broken config fails at build time
+    if access.fixed is not None:
+        plugin.cache.get(access.fixed)  # assembled now, so a broken config fails at build
     toolset = YuxiToolset(plugin)
     agents: dict[str, LlmAgent] = {}
     agent_tools: dict[str, AgentTool] = {}
-    for name, agent_config in tree.configs.items():  # an agent after those it names
-        chosen = model.get(name) if isinstance(model, Mapping) else model
-        resolved = _model(chosen, agent_config.model)
-        agent = agents[name] = _agent(tree, name, resolved, toolset, agents, output_schema)
-        if name in tree.agent_tool_targets():
-            agent_tools[name] = AgentTool(agent)
+    for agent_name, agent_config in tree.configs.items():  # an agent after those it names
+        picked = model.get(agent_name) if isinstance(model, Mapping) else model
+        resolved = _model(picked, agent_config.model)
+        built = agents[agent_name] = _agent(
+            tree, agent_name, resolved, toolset, agents, output_schema
+        )
+        if agent_name in tree.agent_tool_targets():
+            agent_tools[agent_name] = AgentTool(built)
     plugin.agents = agents
     plugin.agent_tools = agent_tools
     guards = guard_plugins(
         tree.config(tree.root),
         plugin,
-        registry=registry,
-        retriever=tool_retriever,
+        registry=box.registry,
+        retriever=box.retriever,
         output_schema=output_schema,
     )
-    offload = ToolResultOffloadPlugin(plugin)
-    ledger: list[BasePlugin] = []
-    if records is not None:
-        ledger.append(LedgerPlugin(records, repository=repository, workspace=workspace))
-    policy = tree.config(tree.root).context
-    if summarizer is None and policy.summarizer_model is not None:
-        summarizer = resolve_model(policy.summarizer_model)
     root_model = agents[tree.root].model
     assert isinstance(root_model, BaseLlm)  # set from `_model` above
+    assembly = Assembly(
+        authorization=plugin,
+        repository=repository,
+        workspace=box.workspace,
+        policy=tree.config(tree.root).context,
+        root_model=root_model,
+    )
+    staged: dict[str, list[BasePlugin]] = {"early": [], "late": [], "last": []}
+    compaction = None
+    for capability in chosen:
+        if isinstance(capability, BasePlugin):
+            staged["late"].append(capability)
+            continue
+        staged[capability.stage].extend(capability.plugins(assembly))
+        compaction = compaction or capability.compaction(assembly)
     return App(
-        name=app_name or tree.root,
+        name=name or tree.root,
         root_agent=agents[tree.root],
-        # Last: the offload plugin answers with a new result, which ends ADK's chain.
-        plugins=[plugin, McpResultPlugin(), *ledger, *guards, *plugins, offload],
-        events_compaction_config=compaction_config(policy, summarizer or root_model),
+        plugins=[
+            plugin,
+            McpResultPlugin(),
+            *staged["early"],
+            *guards,
+            *staged["late"],
+            *staged["last"],
+        ],
+        events_compaction_config=compaction,
     )

@@ -9,8 +9,8 @@ from google.adk.tools.set_model_response_tool import SetModelResponseTool
 
 from ..mcp import McpServerRegistry
 from ..tools import ToolRegistry
+from ..tools.base import BASE_TOOLS
 from ._catalog import AgentConfigError
-from ._context import BASE_TOOL_IDS
 from ._handoff import TRANSFER_TOOL
 from ._tree import AgentTree
 from ._visibility import SKILL_LOADER_TOOLS
@@ -18,18 +18,22 @@ from ._visibility import SKILL_LOADER_TOOLS
 __all__ = ["check_retrieval", "check_tool_names"]
 
 
-def _reachable(registry: ToolRegistry, ids: Iterable[str] | None) -> dict[str, str]:
-    """Tool name -> where it comes from, for the registered tools an agent may show."""
+def _reachable(
+    registry: ToolRegistry, ids: Iterable[str] | None, base: Iterable[str]
+) -> dict[str, str]:
+    """Tool name -> where it comes from, for the tools an agent may show."""
     chosen = registry.ids() if ids is None else [i for i in ids if i in registry]
-    chosen += [i for i in BASE_TOOL_IDS if i in registry and i not in chosen]
-    return {registry.get(i).name: f"registered tool {i!r}" for i in chosen}
+    shown = {registry.get(i).name: f"registered tool {i!r}" for i in chosen}
+    return {**shown, **{i: f"base tool {i!r}" for i in base}}
 
 
-def check_tool_names(tree: AgentTree, registry: ToolRegistry, *, skills: bool) -> None:
+def check_tool_names(
+    tree: AgentTree, registry: ToolRegistry, *, skills: bool, base: Iterable[str] = ()
+) -> None:
     """Every name a model of the tree may be shown is one tool's: a registered tool, an
     agent tool, ADK's transfer tool and the skill loader never share one."""
     for name, config in tree.configs.items():
-        shown = _reachable(registry, config.tools)
+        shown = _reachable(registry, config.tools, base)
         framework = {TRANSFER_TOOL: "ADK's handoff tool"} if tree.handoff_targets(name) else {}
         if skills:
             framework.update(dict.fromkeys(SKILL_LOADER_TOOLS, "the skill loader"))
@@ -60,7 +64,7 @@ def check_retrieval(
     if retrieval is None or (mcp_servers is not None and mcp_servers.enabled()):
         return
     known = {registry.get(i).name for i in registry.ids()}
-    known |= {*BASE_TOOL_IDS, *SKILL_LOADER_TOOLS, SetModelResponseTool.NAME, TRANSFER_TOOL}
+    known |= {*BASE_TOOLS, *SKILL_LOADER_TOOLS, SetModelResponseTool.NAME, TRANSFER_TOOL}
     known |= tree.agent_tool_targets()
     problems = [
         ("tool_retrieval.pinned", f"no tool named {pin!r} can be shown to this agent")

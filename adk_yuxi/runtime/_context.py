@@ -18,20 +18,9 @@ from ..access import Principal, ResourceKind
 from ..mcp import McpServerRegistry, Unnarrowed
 from ..skills import SkillCatalog, SkillSpec
 from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
-from ..tools import base as _base_tools  # noqa: F401  (registers the base tools)
 from ._config import AgentConfig
 
-__all__ = ["BASE_TOOL_IDS", "RuntimeContext", "prepare_runtime_context"]
-
-BASE_TOOL_IDS: tuple[str, ...] = (
-    "ask_user_question",
-    "mark_for_improvement",
-    "present_artifacts",
-    "read_tool_result",
-)
-"""The one place base tools plug in: present in every run of every agent and never
-gated (not by skills, not by `AgentConfig.tools`), once they are registered in the run's
-registry. An id listed here that is not registered is simply absent, not stubbed."""
+__all__ = ["RuntimeContext", "prepare_runtime_context"]
 
 
 @dataclass(frozen=True)
@@ -190,9 +179,11 @@ def prepare_runtime_context(
     skills: SkillCatalog | None = None,
     mcp_servers: McpServerRegistry | None = None,
     settings: ToolSettings | None = None,
+    base_tools: Mapping[str, BaseTool] | None = None,
 ) -> RuntimeContext:
     """`settings` configures the tools that need it (web search keys, say); without it
-    they are bound from the environment alone."""
+    they are bound from the environment alone. `base_tools` are in every run, never
+    gated: the ones the app's capabilities bring (`adk_yuxi.tools.base`)."""
     registry = default_registry if registry is None else registry
     mcp_registry = McpServerRegistry() if mcp_servers is None else mcp_servers
     catalog = SkillCatalog(registry, mcp_registry) if skills is None else skills
@@ -208,7 +199,8 @@ def prepare_runtime_context(
         agent=config.name,
         requested=set(config.tools or ()) | claimed_tools,
     )
-    base_tools = tuple(t for t in BASE_TOOL_IDS if t in registry)
+    bound.update(base_tools or {})
+    base = tuple(base_tools or ())
     # A built-in (delegated) server needs no share of its own: what it serves is checked
     # per resource and per call, on the user's current rights.
     usable_mcps = [
@@ -221,7 +213,7 @@ def prepare_runtime_context(
     tools = _intersect(
         config.tools, usable_tools if config.tools is not None else unclaimed_tools, "tool", omitted
     )
-    tools = tuple(t for t in tools if t not in base_tools)
+    tools = tuple(t for t in tools if t not in base)
     kbs = _intersect(
         config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
     )
@@ -240,7 +232,7 @@ def prepare_runtime_context(
         agent_id=config.name,
         config=config,
         tools=tools,
-        base_tools=base_tools,
+        base_tools=base,
         knowledge_bases=kbs,
         mcp_servers=mcps,
         skills=skill_names,

@@ -20,8 +20,8 @@ from ..guards import (
     ToolRetriever,
 )
 from ..tools import ToolRegistry
+from ..tools.base import BASE_TOOLS
 from ._config import AgentConfig
-from ._context import BASE_TOOL_IDS
 from ._errors import ToolFailureLimitReached
 from ._plugin import AuthorizationPlugin
 from ._visibility import SKILL_LOADER_TOOLS
@@ -89,7 +89,7 @@ def guard_plugins(
     retrieval = config.tool_retrieval
     if retrieval is not None:
         # Framework tools stay declared: the final answer and the handoff between agents.
-        always = {*BASE_TOOL_IDS, *SKILL_LOADER_TOOLS, SetModelResponseTool.NAME}
+        always = {*BASE_TOOLS, *SKILL_LOADER_TOOLS, SetModelResponseTool.NAME}
         always.add("transfer_to_agent")
         always.update(plugin.agent_tools)  # the agents of a tree called as tools
         always.update(retrieval.pinned)

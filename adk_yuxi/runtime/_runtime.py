@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from google.adk.agents.readonly_context import ReadonlyContext
@@ -205,8 +205,10 @@ class RuntimeFactory:
         workspace: str | Path | None = None,
         file_owner: FileOwner | None = None,
         settings: ToolSettings | None = None,
+        base_tools: Mapping[str, BaseTool] | None = None,
     ) -> None:
         self.config = config
+        self._base_tools = base_tools
         self._settings = settings
         self._registry = registry
         self._skills = skills
@@ -222,6 +224,7 @@ class RuntimeFactory:
             skills=self._skills,
             mcp_servers=self._mcp_servers,
             settings=self._settings,
+            base_tools=self._base_tools,
         )
 
     def __call__(self, principal: Principal) -> Runtime:

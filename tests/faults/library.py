@@ -64,10 +64,9 @@ class Library:
         model = OpenAICompatibleLlm(model="scripted", api_key="test-key", base_url=model_url)
         app = build_app(
             AgentConfig(name=AGENT, description="Helps.", tools=()),
-            access.load_principal,
-            repository=access,
+            access,
             model=model,
-            plugins=[self.plugin],
+            capabilities=[self.plugin],
         )
         self.runner = Runner(
             app=app,

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from adk_yuxi.access import Role
 from adk_yuxi.models import DemoLlm
-from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app
+from adk_yuxi.runtime import AgentConfig, ContextPolicy, Toolbox, build_app
 from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.testing import ScriptedLlm
 
@@ -50,8 +50,8 @@ def _app(kit: Kit, policy: ContextPolicy, model: Any = None, **extra: Any) -> Ap
     return build_app(
         config,
         kit.principal(role=Role.ADMIN),
-        registry=kit.registry,
         model=model or DemoLlm(),
+        toolbox=Toolbox(registry=kit.registry),
         **extra,
     )
 

@@ -15,7 +15,7 @@ from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from adk_yuxi.access import AccessDenied
-from adk_yuxi.runtime import Limits, Refusal, build_app
+from adk_yuxi.runtime import Limits, Refusal, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -90,9 +90,9 @@ def _app(
         "coordinator",
         principal("alice"),
         catalog=catalog,
-        registry=tools.registry,
         model=models,
         on_refusal=stops.record,
+        toolbox=Toolbox(registry=tools.registry),
         **kw,
     )
 
