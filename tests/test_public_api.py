@@ -187,7 +187,6 @@ PUBLIC: dict[str, set[str]] = {
         "RunPage",
         "RunRecord",
         "RunWaiting",
-        "SessionRuns",
         "UnsafeUserId",
         "WorkerLeaseExpired",
         "WorkspaceRoot",

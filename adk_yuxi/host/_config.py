@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from google.adk.models.base_llm import BaseLlm
@@ -67,7 +67,7 @@ class ApiConfig:
     follow_seconds: float = 1800.0
     cancel_poll_seconds: float = 0.5
     idempotency_ttl_seconds: float | None = 86400.0
-    toolbox: Toolbox = Toolbox()
+    toolbox: Toolbox = field(default_factory=Toolbox)
     capabilities: Sequence[Capability | BasePlugin] = ()
     output_schema: type[BaseModel] | None = None
     on_refusal: RefusalHook | None = None

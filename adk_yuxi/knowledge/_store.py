@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .._sql import register_schema_part
 from .._sql.store import SqlStore, Tx, make_store
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
@@ -46,9 +47,6 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
-
-
-_SCHEMA = KNOWLEDGE_SCHEMA  # importing it registers the knowledge part
 
 
 def _kb(row: Sequence[Any]) -> KnowledgeBase:
@@ -102,6 +100,7 @@ class KnowledgeStore:
         _check_bytes("max_file_bytes", max_file_bytes, low=1)
         _check_bytes("index_cache_bytes", index_cache_bytes, low=0)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
+        register_schema_part(KNOWLEDGE_SCHEMA)  # its tables, in every store it works on
         self._converters = converters or default_converters()
         self._max_bytes = max_file_bytes
         self._search = KnowledgeSearch(index_cache_bytes)

@@ -126,7 +126,7 @@ class LedgerPlugin(BasePlugin):
 
     def adopt(self, record: RunRecord) -> None:
         """A run the host has just recorded as running under this worker's lease
-        (`SessionRuns.claim` or `resume`): its start takes the record as it is instead
+        (`RunLedger.claim_new` or `resume`): its start takes the record as it is instead
         of claiming it again, once. Its outcome is kept for `disown`."""
         self.held.hand_over(record, self.worker, report=True)
 

@@ -12,7 +12,6 @@ from google.adk.events import Event
 from google.adk.runners import Runner
 from google.genai import types
 
-import adk_yuxi.tools.base  # noqa: F401  (registers the base tools)
 from adk_yuxi.ledger import LedgerPlugin, WorkspaceRoot
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import ScriptedLlm
