@@ -30,7 +30,7 @@ from ..models import resolve_model
 from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
 from ..tools import ToolRegistry, default_registry
 from ..tools.base import BASE_TOOLS, base_tool
-from ._build_checks import check_retrieval, check_tool_names
+from ._build_checks import check_base_names, check_retrieval, check_tool_names
 from ._capabilities import DEFAULT_CAPABILITIES, Assembly, Capability
 from ._catalog import AgentCatalog
 from ._config import AgentConfig, AgentConfigError
@@ -128,6 +128,7 @@ def check_tree(
     `base` are the base tools the app's capabilities bring."""
     _check_names(tree, registry, skills, mcp_servers)
     tools = default_registry if registry is None else registry
+    check_base_names(tools, tree.root)
     has_skills = skills is not None and bool(skills.all())
     check_tool_names(tree, tools, skills=has_skills, base=base)
     check_retrieval(tree, tools, mcp_servers)

@@ -9,13 +9,13 @@ from google.adk.tools.set_model_response_tool import SetModelResponseTool
 
 from ..mcp import McpServerRegistry
 from ..tools import ToolRegistry
-from ..tools.base import BASE_TOOLS
+from ..tools.base import BASE_TOOLS, base_tool
 from ._catalog import AgentConfigError
 from ._handoff import TRANSFER_TOOL
 from ._tree import AgentTree
 from ._visibility import SKILL_LOADER_TOOLS
 
-__all__ = ["check_retrieval", "check_tool_names"]
+__all__ = ["check_base_names", "check_retrieval", "check_tool_names"]
 
 
 def _reachable(
@@ -23,8 +23,21 @@ def _reachable(
 ) -> dict[str, str]:
     """Tool name -> where it comes from, for the tools an agent may show."""
     chosen = registry.ids() if ids is None else [i for i in ids if i in registry]
+    chosen = [i for i in chosen if i not in BASE_TOOLS]  # never shown as local tools
     shown = {registry.get(i).name: f"registered tool {i!r}" for i in chosen}
     return {**shown, **{i: f"base tool {i!r}" for i in base}}
+
+
+def check_base_names(registry: ToolRegistry, agent: str) -> None:
+    """A registered tool under a base tool's id must be that base tool (what
+    `register_base_tools` puts there): another would be silently shadowed by it."""
+    problems = [
+        ("tools", f"a registered tool is named {i!r}, a name reserved for a base tool")
+        for i in BASE_TOOLS
+        if i in registry and registry.get(i) is not base_tool(i)
+    ]
+    if problems:
+        raise AgentConfigError(f"agent {agent!r}", problems)
 
 
 def check_tool_names(

@@ -18,6 +18,7 @@ from ..access import Principal, ResourceKind
 from ..mcp import McpServerRegistry, Unnarrowed
 from ..skills import SkillCatalog, SkillSpec
 from ..tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
+from ..tools.base import BASE_TOOLS
 from ._config import AgentConfig
 
 __all__ = ["RuntimeContext", "prepare_runtime_context"]
@@ -213,7 +214,7 @@ def prepare_runtime_context(
     tools = _intersect(
         config.tools, usable_tools if config.tools is not None else unclaimed_tools, "tool", omitted
     )
-    tools = tuple(t for t in tools if t not in base)
+    tools = tuple(t for t in tools if t not in BASE_TOOLS)  # base tools: only as `base`
     kbs = _intersect(
         config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
     )
