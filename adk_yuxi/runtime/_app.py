@@ -25,6 +25,7 @@ from google.adk.tools.base_tool import BaseTool
 from pydantic import BaseModel
 
 from .._adk import mark_a2a_agent_unavailable
+from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
 from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
@@ -171,6 +172,9 @@ def _capabilities(given: Sequence[Capability | BasePlugin]) -> list[Capability |
             listed.append(default)
     seen: set[type] = set()
     for capability in listed:
+        if isinstance(capability, LedgerPlugin):
+            # It would record runs while the model lacks the tools that act through it.
+            raise TypeError("build_app: pass RunRecords(store, ...), not a LedgerPlugin")
         if isinstance(capability, Capability) and type(capability) in seen:
             raise TypeError(f"build_app: more than one {type(capability).__name__} capability")
         seen.add(type(capability))

@@ -86,7 +86,7 @@ async def test_mcp_server_the_user_may_not_use_drops_the_skill(tmp_path: Path) -
         toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp),
     )
     await run_turn(app, InMemorySessionService(), "s", "hi")
-    assert llm.tool_names(0) == ["echo"]
+    assert llm.tool_names(0) == ["read_tool_result", "echo"]  # the offload's base tool
 
 
 async def test_unreachable_server_loses_only_its_own_tools(tmp_path: Path) -> None:
@@ -109,4 +109,4 @@ async def test_unreachable_server_loses_only_its_own_tools(tmp_path: Path) -> No
         toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp),
     )
     await run_turn(app, InMemorySessionService(), "s", "hi")
-    assert llm.tool_names(0) == ["echo"]
+    assert llm.tool_names(0) == ["read_tool_result", "echo"]  # the offload's base tool

@@ -54,8 +54,10 @@ async def test_agent_tool_runs_nested_with_its_own_tools() -> None:
     assert final_text(events) == "Cats purr."
     assert tools.ran == {"lookup": 1}
     coordinator, researcher = models["coordinator"], models["researcher"]
-    assert sorted(coordinator.tool_names(0)) == ["plan", "researcher", "transfer_to_agent"]
-    assert researcher.tool_names(0) == ["lookup"]  # its own runtime, not the root's
+    shown = sorted(coordinator.tool_names(0))
+    assert shown == ["plan", "read_tool_result", "researcher", "transfer_to_agent"]
+    # Its own runtime, not the root's (and the offload's base tool, in every agent).
+    assert researcher.tool_names(0) == ["read_tool_result", "lookup"]
     nested = researcher.requests[0].contents[0].parts
     assert nested is not None and nested[0].text == "cats"
     assert refusals == []
@@ -85,7 +87,8 @@ async def test_hidden_tool_called_inside_the_nested_agent_is_refused() -> None:
     assert refused is not None and refused[0].function_response is not None
     error = (refused[0].function_response.response or {})["error"]
     assert error["code"] == "tool_not_available" and error["tool"] == "plan"
-    assert error.get("available", ["lookup"]) == ["lookup"]  # the researcher's own, only
+    # The researcher's own, only (and the offload's base tool).
+    assert error.get("available", ["read_tool_result", "lookup"]) == ["read_tool_result", "lookup"]
 
 
 async def test_transfer_refused_then_corrected() -> None:
