@@ -19,6 +19,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.errors._stale_session_error import StaleSessionError
 from google.adk.events.event import Event
+from google.adk.flows.llm_flows.core._model_call import NO_CONTENT_ERROR_CODE
 from google.adk.flows.llm_flows.extensions import _agent_transfer
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.sessions.base_session_service import BaseSessionService
@@ -31,6 +32,7 @@ from typing_extensions import override
 
 __all__ = [
     "EVENT_DECODE_SKIPPED_HOOKS",
+    "NO_CONTENT_ERROR_CODE",
     "PINNED",
     "PINNED_FUNCTIONS",
     "PINNED_MODULES",
@@ -39,12 +41,15 @@ __all__ = [
     "StaleSessionError",
     "apply_temp_state",
     "commit_event_to_session",
+    "compact_session_now",
     "declaration_of",
     "disable_invocation_cache",
     "function_tool_confirmation",
     "function_tool_context_param",
     "invocation_of",
     "mark_a2a_agent_unavailable",
+    "read_for_a_run",
+    "rebuild_request_contents",
     "set_storage_marker",
     "storage_marker",
     "transfer_instructions",
@@ -62,6 +67,7 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
     ("google.adk.tools.function_tool", "FunctionTool", "_context_param_name", "attribute"),
     ("google.adk.tools.function_tool", "FunctionTool", "_require_confirmation", "attribute"),
     ("google.adk.sessions.session", "Session", "_storage_update_marker", "attribute"),
+    ("google.adk.runners", "Runner", "_get_or_create_session", "method"),
     (
         "google.adk.sessions.base_session_service",
         "BaseSessionService",
@@ -92,6 +98,7 @@ PINNED: tuple[tuple[str, str, str, str], ...] = (
 
 PINNED_MODULES: tuple[tuple[str, str], ...] = (
     ("google.adk.errors._stale_session_error", "StaleSessionError"),
+    ("google.adk.flows.llm_flows.core._model_call", "NO_CONTENT_ERROR_CODE"),
 )
 """(private module, public name) pairs imported from ADK's private modules."""
 
@@ -112,6 +119,7 @@ PINNED_FUNCTIONS: tuple[tuple[str, str], ...] = (
     # (module, private function)
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_get_transfer_targets"),
     ("google.adk.flows.llm_flows.extensions._agent_transfer", "_build_transfer_instructions"),
+    ("google.adk.apps.compaction", "_run_compaction_for_token_threshold_config"),
 )
 
 
@@ -235,3 +243,86 @@ class HookedReflectAndRetryPlugin(ReflectAndRetryToolPlugin):
         self, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, error: Any
     ) -> dict[str, Any] | None:
         return await self.handle_failure(tool, tool_args, tool_context, error)
+
+
+_RUN_READERS: tuple[Any, frozenset[Any], Any] | None = None
+
+
+def _code_tree(code: Any) -> set[Any]:
+    """A function's code object and those of the functions nested in it."""
+    found = {code}
+    for const in code.co_consts:
+        if hasattr(const, "co_consts"):
+            found |= _code_tree(const)
+    return found
+
+
+def _run_readers() -> tuple[Any, frozenset[Any], Any]:
+    global _RUN_READERS
+    if _RUN_READERS is None:
+        from google.adk.runners import Runner  # late: the Runner imports the sessions
+
+        _RUN_READERS = (
+            Runner._get_or_create_session.__code__,
+            frozenset(_code_tree(Runner.run_async.__code__)),
+            Runner.run_debug.__code__,
+        )
+    return _RUN_READERS
+
+
+def read_for_a_run() -> bool:
+    """Whether the `get_session` calling this (directly, before its first await) was
+    called by ADK's Runner to run a turn: from `run_async` (through
+    `_get_or_create_session`) or `run_debug`.
+
+    ADK passes no config for those reads unless the caller's `RunConfig` has one, and the
+    same call without a config also serves listing and export, so the caller is told
+    apart by the identity of its code. `rewind_async` reads through the same helper but
+    needs the whole history: only `run_async` above it counts.
+    """
+    get_or_create, run_async, run_debug = _run_readers()
+    try:
+        caller = sys._getframe(2)  # 0: here, 1: get_session, 2: its caller
+    except ValueError:
+        return False
+    if caller.f_code is run_debug:
+        return True
+    if caller.f_code is not get_or_create:
+        return False
+    outer = caller.f_back
+    return outer is not None and outer.f_code in run_async
+
+
+async def compact_session_now(ctx: InvocationContext) -> bool:
+    """Compacts the run's session now, whatever its last reported prompt size: ADK's
+    token-threshold compaction (its range, its summarizer, its event) with a threshold of
+    one token. False when the app has no token-threshold compaction or nothing was
+    compacted."""
+    from google.adk.apps import compaction
+
+    config = ctx.events_compaction_config
+    if config is None or config.token_threshold is None or config.event_retention_size is None:
+        return False
+    agent = ctx.agent
+    if agent is None:
+        return False
+    compacted = await compaction._run_compaction_for_token_threshold_config(
+        config=config.model_copy(update={"token_threshold": 1}),
+        session=ctx.session,
+        session_service=ctx.session_service,
+        agent=agent,
+        agent_name=agent.name,
+        current_branch=ctx.branch,
+        isolation_scope=ctx.isolation_scope,
+    )
+    return bool(compacted)
+
+
+async def rebuild_request_contents(ctx: InvocationContext, request: Any) -> None:
+    """Rebuilds `request.contents` from the session as ADK's contents processor does
+    (after a compaction: the summary in place of the range it covers)."""
+    from google.adk.flows.llm_flows.context import _contents
+
+    request.contents = []
+    async for _ in _contents.request_processor.run_async(ctx, request):
+        pass

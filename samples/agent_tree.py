@@ -9,7 +9,10 @@ decided from the platform's access records and re-checked at every call:
     researcher is left out (the coordinator is never told it exists) and a call to it
     is refused.
 
-    .venv/bin/python samples/agent_tree.py [--db PATH]
+    python samples/agent_tree.py [--db PATH] [--configs DIR]
+
+It runs from any folder: the configs are found beside the sample (`--configs` names
+another copy of `agents/team/configs`).
 """
 
 from __future__ import annotations
@@ -74,8 +77,8 @@ async def handle_request(runner: Runner, user_id: str, text: str) -> None:
                 print(f"  {event.author}: {part.text}")
 
 
-async def main(db: Path) -> None:
-    catalog = AgentCatalog.from_yaml(CONFIGS)
+async def main(db: Path, configs: Path = CONFIGS) -> None:
+    catalog = AgentCatalog.from_yaml(configs)
     tree = AgentTree.build(catalog, "coordinator")
     async with open_services(f"sqlite+aiosqlite:///{db}") as services:
         access = AccessRepository(services.store)
@@ -97,9 +100,12 @@ async def main(db: Path) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, default=None)
+    parser.add_argument("--configs", type=Path, default=CONFIGS)
     args = parser.parse_args()
+    if not args.configs.is_dir():
+        parser.error(f"no agent configs at {args.configs}: pass --configs agents/team/configs")
     if args.db is not None:
-        asyncio.run(main(args.db))
+        asyncio.run(main(args.db, args.configs))
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            asyncio.run(main(Path(tmp) / "platform.db"))
+            asyncio.run(main(Path(tmp) / "platform.db", args.configs))

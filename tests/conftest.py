@@ -1,19 +1,20 @@
-"""Shared fixtures: a Runner over an in-memory session service, and message helpers."""
+"""Shared helpers (``run_turn`` and ``user_message`` are ``adk_yuxi.testing``'s), and the
+Hypothesis profile (``ci`` unless ``HYPOTHESIS_PROFILE`` names another; see ``_profiles``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import pytest
-from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
-from google.adk.runners import Runner
-from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
+from adk_yuxi.testing import run_turn, user_message
+from tests._profiles import load_profile
 
-def user_message(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
+load_profile()
+
+__all__ = ["final_texts", "function_responses", "run_turn", "user_message"]
 
 
 def function_responses(events: Sequence[Event]) -> list[types.FunctionResponse]:
@@ -33,21 +34,6 @@ def final_texts(events: Sequence[Event]) -> list[str]:
         for part in event.content.parts
         if part.text
     ]
-
-
-async def run_turn(agent: LlmAgent, message: str, *, user_id: str = "u1") -> list[Event]:
-    """One user turn through a real Runner on a fresh in-memory session."""
-    service = InMemorySessionService()
-    runner = Runner(app_name="test", agent=agent, session_service=service)
-    session = await service.create_session(app_name="test", user_id=user_id)
-    events = [
-        event
-        async for event in runner.run_async(
-            user_id=user_id, session_id=session.id, new_message=user_message(message)
-        )
-    ]
-    await runner.close()
-    return events
 
 
 @pytest.fixture

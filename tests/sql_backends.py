@@ -3,18 +3,28 @@
 PostgreSQL tests get a fresh schema each (named in the URL's ``schema`` option,
 dropped afterwards), so parallel runs and leftovers never collide. When the
 server is unreachable they are skipped, unless ``CI`` is set: then they fail.
+
+``services`` gets its PostgreSQL schema already migrated: a template schema is migrated
+once per process and set of registered schema parts, dumped with ``pg_dump`` and
+dropped, and each test replays that dump into its own schema (a few milliseconds where
+the migration takes most of a second). Without ``pg_dump``, or with
+``YUXI_TEST_PG_TEMPLATE=0``, every test migrates.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from adk_yuxi._sql import schema_parts
 from adk_yuxi.storage import YuxiServices, open_services
 
 PG_DSN = os.environ.get("YUXI_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test")
@@ -124,9 +134,75 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return f"{PG_URL}?schema={schema}"
 
 
+_TEMPLATE = "yx_template_schema"
+"""Stands for the schema name in a cached dump."""
+_dumps: dict[tuple[tuple[str, int], ...], str | None] = {}
+
+
+async def _migrated_dump() -> str | None:
+    """The DDL (and rows) of a freshly migrated schema for the parts registered now, with
+    the schema's name replaced by ``_TEMPLATE``; ``None`` without ``pg_dump``."""
+    key = tuple((part.name, part.version) for part in schema_parts())
+    if key not in _dumps:
+        wanted = os.environ.get("YUXI_TEST_PG_TEMPLATE", "1") != "0"
+        _dumps[key] = await _dump_migrated() if wanted and shutil.which("pg_dump") else None
+    return _dumps[key]
+
+
+async def _dump_migrated() -> str:
+    name = f"yx_tmpl_{uuid.uuid4().hex[:12]}"
+    await _pg_execute(f"CREATE SCHEMA {name}")
+    try:
+        with tempfile.TemporaryDirectory() as blobs:
+            opened = open_services(f"{PG_URL}?schema={name}", blob_dir=blobs)
+            try:
+                await opened.prepare()
+            finally:
+                await opened.close()
+        args = ["pg_dump", "--dbname", PG_DSN, "--schema", name, "--no-owner",
+                "--no-privileges", "--inserts"]  # fmt: skip
+        dump = await asyncio.to_thread(
+            subprocess.run, args, capture_output=True, text=True, check=True, timeout=120
+        )
+    finally:
+        await _pg_execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+    lines = [
+        line
+        for line in dump.stdout.splitlines()
+        if not line.startswith("\\") and not line.startswith(f"CREATE SCHEMA {name};")
+    ]
+    return "\n".join(lines).replace(name, _TEMPLATE)
+
+
+async def migrate_pg_schema(schema: str) -> None:
+    """Fills ``schema``, when it holds no table yet, as the stores' migration would (from
+    the cached dump); a schema already in use is left to the stores."""
+    import asyncpg
+
+    dump = await _migrated_dump()
+    if dump is None:
+        return
+    conn = await asyncpg.connect(PG_DSN, timeout=3)
+    try:
+        found = await conn.fetchval(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1", schema
+        )
+        if found == 0:
+            await conn.execute(dump.replace(_TEMPLATE, schema))
+    finally:
+        await conn.close()
+
+
+async def migrate_if_pg(url: str) -> None:
+    """`migrate_pg_schema` for a test database URL of PostgreSQL; nothing for SQLite."""
+    if url.startswith(PG_URL) and "schema=" in url:
+        await migrate_pg_schema(url.rsplit("schema=", 1)[1])
+
+
 @pytest.fixture
 async def services(db_url: str, tmp_path: Path) -> AsyncIterator[YuxiServices]:
-    """All three services on the test database, closed afterwards."""
+    """All three services on the test database (its schema migrated), closed afterwards."""
+    await migrate_if_pg(db_url)
     opened = open_services(db_url, blob_dir=tmp_path / "blobs")
     try:
         yield opened

@@ -46,6 +46,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     # The first agent page includes the sample itself (a reformatted marker would not).
     page = (tmp_path / "site" / "getting-started" / "index.html").read_text(encoding="utf-8")
     assert "Counts the words of a text." in page and "--8" not in page
+    # The command reference is generated from the click commands, down to the options.
+    cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
+    assert "yuxi kb create [OPTIONS] NAME" in cli and "--owner USER" in cli
+    assert "yuxi serve api" in cli and "Sentinel" not in cli
 
 
 def test_the_readme_shows_the_first_agent_sample_as_it_is() -> None:

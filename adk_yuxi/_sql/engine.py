@@ -29,6 +29,7 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from .errors import DatabaseUnavailableError
+from .jsoncodec import loads_bounded
 from .urls import DEFAULT_BUSY_TIMEOUT_MS, DatabaseTarget
 
 __all__ = [
@@ -63,6 +64,7 @@ def create_engine(target: DatabaseTarget, **engine_kwargs: Any) -> AsyncEngine:
     kwargs = dict(engine_kwargs)
     ping_idle = kwargs.pop("pool_ping_idle_seconds", DEFAULT_PING_IDLE_SECONDS)
     if target.backend == "postgresql":
+        kwargs.setdefault("json_deserializer", loads_bounded)  # JSONB rows of any depth
         if "poolclass" not in kwargs:  # a caller's own pool class may take neither
             size = int(target.options.get("pool_size", DEFAULT_PG_POOL_SIZE))
             kwargs.setdefault("pool_size", size)

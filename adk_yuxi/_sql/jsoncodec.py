@@ -18,15 +18,19 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from .errors import InvalidValueError
+from .jsonbounds import MAX_INT_DIGITS, bound_json, bound_json_text
 
 EMPTY = "{}"
 
 
-_PLAIN = frozenset({str, int, bool, type(None)})
+_PLAIN = frozenset({str, bool, type(None)})
+_INT_BOUND = 10**MAX_INT_DIGITS
 
 
 def _plain(value: Any) -> bool:
     kind = type(value)
+    if kind is int:
+        return -_INT_BOUND < value < _INT_BOUND
     return kind in _PLAIN or (kind is float and value - value == 0.0)  # not NaN or inf
 
 
@@ -35,16 +39,19 @@ def json_safe(value: Mapping[str, Any]) -> dict[str, Any]:
 
     Values with no JSON form (a callable, say) are stored as their ``repr`` rather
     than failing the whole write; NaN and infinities become null because neither
-    SQLite's nor PostgreSQL's JSON accepts them. A mapping of plain scalars (the
-    usual state delta) is already JSON data and is copied as it is.
+    SQLite's nor PostgreSQL's JSON accepts them; nesting past `jsonbounds.MAX_DEPTH`,
+    a container holding itself and an integer too long to read back are stored bounded,
+    with a marker (`jsonbounds`). A mapping of plain scalars (the usual state delta) is
+    already JSON data and is copied as it is.
     """
     for item in value.values():
         if not _plain(item):
             break
     else:
         return dict(value)
+    value = bound_json(dict(value)).value
     try:
-        converted = to_jsonable_python(dict(value), inf_nan_mode="null")
+        converted = to_jsonable_python(value, inf_nan_mode="null")
     except Exception:
         converted = {}
         for key, item in value.items():
@@ -142,13 +149,25 @@ def dumps_checked(value: Any, field: str) -> str:
     return text
 
 
+def loads_bounded(text: str | bytes) -> Any:
+    """``json.loads``, and for text past the bounds (stored before they held: nested
+    deeper than Python's parser goes, an integer too long) the text bounded first.
+    The PostgreSQL driver decodes JSONB columns with it too (`engine.create_engine`)."""
+    try:
+        return json.loads(text)
+    except (RecursionError, ValueError):
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(bound_json_text(text))
+
+
 def loads(value: Any) -> dict[str, Any]:
     """Decodes a JSON object column (text on SQLite, JSONB on PostgreSQL)."""
     if value is None:
         return {}
     if isinstance(value, dict):
         return value
-    decoded = json.loads(value)
+    decoded = loads_bounded(value)
     if not isinstance(decoded, dict):
         raise ValueError("Stored state is not a JSON object.")
     return decoded

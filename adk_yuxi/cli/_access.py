@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from ._database import DB_OPTION
+from ._table import echo_cells
 
 if TYPE_CHECKING:
     from adk_yuxi.access import AccessRepository, ResourceRecord, Scope
@@ -115,7 +116,7 @@ def add_user(user_id: str, name: str, role: str, department: str | None, db: str
         raise click.ClickException(f"user {ident!r} exists")
 
     _run(db, work)
-    click.echo(f"{ident}\t{role}\t{dept or '-'}")
+    echo_cells([ident, role, dept or "-"])
 
 
 def _set_active(user_id: str, db: str, active: bool) -> None:
@@ -123,7 +124,7 @@ def _set_active(user_id: str, db: str, active: bool) -> None:
         await repository.set_user_active(user_id, active)
 
     _run(db, work)
-    click.echo(f"{user_id}\t{'active' if active else 'disabled'}")
+    echo_cells([user_id, "active" if active else "disabled"])
 
 
 @user.command("disable")
@@ -155,7 +156,7 @@ def list_users(db: str) -> None:
         return [(r[0], r[1], r[2] or "-", "active" if r[3] else "disabled") for r in rows]
 
     for row in _run(db, work):
-        click.echo("\t".join(row))
+        echo_cells(row)
 
 
 @access.command("share")
@@ -219,7 +220,7 @@ def share(
         return await repository.share(resource_kind, ident, updated)
 
     record = _run(db, work)
-    click.echo(f"{record.kind.value}\t{record.id}\t{_scope_text(record.share.read_scope)}")
+    echo_cells([record.kind.value, record.id, _scope_text(record.share.read_scope)])
 
 
 def _scope_text(scope: Scope) -> str:
@@ -243,7 +244,12 @@ def list_resources(kind: str | None, db: str) -> None:
 
     for record in _run(db, work):
         state = "enabled" if record.enabled else "disabled"
-        click.echo(
-            f"{record.kind.value}\t{record.id}\t{record.creator_id}"
-            f"\t{_scope_text(record.share.read_scope)}\t{state}"
+        echo_cells(
+            [
+                record.kind.value,
+                record.id,
+                record.creator_id,
+                _scope_text(record.share.read_scope),
+                state,
+            ]
         )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from ._database import DB_OPTION
+from ._table import echo_cells
 
 if TYPE_CHECKING:
     from adk_yuxi.apikeys import ApiKey, ApiKeyStore
@@ -94,9 +95,7 @@ def list_keys(db: str, user_id: str | None) -> None:
 
     now = time.time()
     for key in _run(db, work):
-        click.echo(
-            f"{key.id}\t{key.user_id}\t{_state(key, now)}\t{_when(key.created_at)}\t{key.label}"
-        )
+        echo_cells([key.id, key.user_id, _state(key, now), _when(key.created_at), key.label])
 
 
 @api_key.command("revoke")
@@ -113,4 +112,4 @@ def revoke(key_id: str, db: str) -> None:
         return await keys.revoke(key.id, by=key.user_id)
 
     key = _run(db, work)
-    click.echo(f"{key.id}\t{key.user_id}\trevoked {_when(key.revoked_at)}")
+    echo_cells([key.id, key.user_id, f"revoked {_when(key.revoked_at)}"])

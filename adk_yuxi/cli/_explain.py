@@ -12,7 +12,7 @@ import click
 
 from ._database import DB_OPTION
 from ._imports import import_module
-from ._table import JSON_OPTION, echo_json, echo_table
+from ._table import JSON_OPTION, echo_json, echo_line, echo_table
 
 if TYPE_CHECKING:
     from adk_yuxi.access import AccessRepository
@@ -156,8 +156,8 @@ def explain(
             else "its creator only"
         )
         state = "enabled" if about["enabled"] else "disabled"
-        click.echo(f"record: created by {about['creator_id']}, read by {readers}, {state}")
+        echo_line(f"record: created by {about['creator_id']}, read by {readers}, {state}")
     elif about is not None:
         click.echo("record: none in the access database")
     verdict = "allowed" if found.allowed else "refused"
-    click.echo(f"{verdict}: {found.decision.rule}")
+    echo_line(f"{verdict}: {found.decision.rule}")

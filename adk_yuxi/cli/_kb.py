@@ -19,12 +19,12 @@ import click
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 from ._metrics import MetricsServing, metrics_options
+from ._table import echo_cells, echo_line
 
 __all__ = ["kb", "serve"]
 
 T = TypeVar("T")
 DEFAULT_KEY = Path(".yuxi/knowledge-key.jwk")
-DEFAULT_OWNER = "admin"
 
 
 def _missing_sqlite_file(url: str) -> Path | None:
@@ -38,18 +38,21 @@ def _missing_sqlite_file(url: str) -> Path | None:
     return None if path.exists() else path
 
 
-def _run(db: str, work: Callable[[Any], Awaitable[T]], *, existing: bool = True) -> T:
+def _run(
+    db: str, work: Callable[[Any], Awaitable[T]], *, existing: bool = True, embed: bool = False
+) -> T:
     """Runs `work(store)`; with `existing`, on a database that is there already, so a
-    command that only reads (or fills a base) never leaves an empty file behind a typo."""
+    command that only reads (or fills a base) never leaves an empty file behind a typo;
+    with `embed`, the store embeds with the model `YUXI_EMBEDDING_*` configures."""
     from adk_yuxi.errors import YuxiError
-    from adk_yuxi.knowledge import KnowledgeStore
+    from adk_yuxi.knowledge import KnowledgeStore, embedder_from_env
 
     missing = _missing_sqlite_file(db) if existing else None
     if missing is not None:
         raise click.ClickException(f"no database at {missing} (`yuxi kb create` makes one there)")
 
     async def main() -> T:
-        store = KnowledgeStore(db)
+        store = KnowledgeStore(db, embedder=embedder_from_env() if embed else None)
         try:
             await store.prepare()
             return await work(store)
@@ -74,66 +77,45 @@ def kb() -> None:
 @click.option(
     "--owner",
     default=None,
-    help="The creator: an existing user (`yuxi access user add`). Without it the base"
-    f" belongs to the user {DEFAULT_OWNER!r}, which is added (role user) if missing.",
+    metavar="USER",
+    help="The creator, an existing user (`yuxi access user add USER`); required. The owner"
+    " reads and manages a private base.",
 )
 @click.option("--public", is_flag=True, help="Let every user read it (default: owner only).")
 @DB_OPTION
 def create(
     name: str, kb_id: str | None, description: str, owner: str | None, public: bool, db: str
 ) -> None:
-    """Create a knowledge base NAME (the database is created if it does not exist)."""
-    from adk_yuxi.access import AccessRepository, NotFoundError, ShareConfig, User
+    """Create a knowledge base NAME owned by an existing user (`--owner`)."""
+    from adk_yuxi.access import AccessRepository, NotFoundError, ShareConfig
 
+    if owner is None:
+        # Checked here rather than by click, so a misspelt --db is reported first.
+        raise click.UsageError(
+            "Missing option '--owner': a knowledge base belongs to an existing user;"
+            " add one with `yuxi access user add USER` and pass `--owner USER`"
+        )
     missing = _missing_sqlite_file(db)
-    if owner is not None and missing is not None:
+    if missing is not None:
         raise click.ClickException(
             f"no user {owner!r}: there is no database at {missing} yet"
             f" (`yuxi access user add {owner}` creates both)"
         )
-    creator = DEFAULT_OWNER if owner is None else owner
 
     async def work(store: Any) -> Any:
-        access = AccessRepository(store.store)
         try:
-            await access.get_user(creator)
-            known = True
+            await AccessRepository(store.store).get_user(owner)
         except NotFoundError:
-            known = False
-        if not known and owner is not None:
             raise click.ClickException(
-                f"no user {owner!r} in this database: add it with `yuxi access user add"
-                f" {owner}`, or leave out --owner to own the base as {DEFAULT_OWNER!r}"
-            )
-        if not known:  # checked first, so a refused base adds no user
-            await _check_new_base(store, name, kb_id)
-            await access.save_user(User(id=creator, name="Knowledge base owner"))
-            click.echo(
-                f"added the user {creator!r} (role user) to own {name!r}, since no --owner"
-                " was given; `--owner USER` names an existing user instead",
-                err=True,
-            )
+                f"no user {owner!r} in this database: add it with `yuxi access user add {owner}`"
+            ) from None
         share = ShareConfig.public() if public else ShareConfig.private()
         return await store.create_kb(
-            name, creator_id=creator, share=share, description=description, kb_id=kb_id
+            name, creator_id=owner, share=share, description=description, kb_id=kb_id
         )
 
     made = _run(db, work, existing=False)
-    click.echo(f"{made.kb_id}\t{made.name}")
-
-
-async def _check_new_base(store: Any, name: str, kb_id: str | None) -> None:
-    """What `create_kb` would refuse about the name and id, checked before it runs."""
-    from adk_yuxi.knowledge import InvalidKnowledgeRequestError
-    from adk_yuxi.knowledge._ids import check_ident, check_kb_name
-
-    wanted_name = check_kb_name(name)
-    wanted_id = check_ident(kb_id, "kb_id") if kb_id is not None else None
-    for base in await store.list_kbs():
-        if base.name == wanted_name or base.kb_id == wanted_id:
-            raise InvalidKnowledgeRequestError(
-                f"a knowledge base with the id {base.kb_id!r} or the name {base.name!r} exists"
-            )
+    echo_cells([made.kb_id, made.name])
 
 
 @kb.command("ingest")
@@ -159,7 +141,7 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
 
     plan = plan_ingest(paths)
     for note in plan.skipped:
-        click.echo(f"skipped {note}", err=True)
+        echo_line(f"skipped {note}", err=True)
     if not plan.files:
         raise click.ClickException("no file to ingest in " + ", ".join(map(str, paths)))
     total = len(plan.files)
@@ -190,13 +172,13 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
         async for outcome in outcomes:
             if outcome.file is not None:
                 f = outcome.file
-                click.echo(f"{f.file_id}\t{f.name}\tv{f.version}\t{f.chunk_count} chunks")
+                echo_cells([f.file_id, f.name, f"v{f.version}", f"{f.chunk_count} chunks"])
             else:
                 failed += 1
-                click.echo(f"failed\t{outcome.path}\t{outcome.error}", err=True)
+                echo_cells(["failed", outcome.path, outcome.error], err=True)
         return failed
 
-    if _run(db, work):
+    if _run(db, work, embed=True):
         raise SystemExit(1)
 
 
@@ -206,17 +188,17 @@ def ingest(kb_id: str, paths: tuple[Path, ...], db: str, stop_on_error: bool) ->
 def list_(kb_id: str | None, db: str) -> None:
     """List the knowledge bases, or the files of KB_ID."""
 
-    async def work(store: Any) -> list[str]:
+    async def work(store: Any) -> list[list[str]]:
         if kb_id is not None:
             await store.get_kb(kb_id)
             files = await store.list_files(kb_id)
-            return [f"{f.file_id}\t{f.name}\t{f.total_lines} lines\tv{f.version}" for f in files]
+            return [[f.file_id, f.name, f"{f.total_lines} lines", f"v{f.version}"] for f in files]
         bases = await store.list_kbs()
         counts = await store.file_counts([b.kb_id for b in bases])
-        return [f"{b.kb_id}\t{b.name}\t{counts.get(b.kb_id, 0)} files" for b in bases]
+        return [[b.kb_id, b.name, f"{counts.get(b.kb_id, 0)} files"] for b in bases]
 
-    for line in _run(db, work):
-        click.echo(line)
+    for cells in _run(db, work):
+        echo_cells(cells)
 
 
 @kb.command("query")
@@ -231,14 +213,45 @@ def query(kb_id: str, question: str, top_k: int, db: str) -> None:
         await store.get_kb(kb_id)
         return list(await store.query(kb_id, question, top_k=top_k))
 
-    hits = _run(db, work)
+    hits = _run(db, work, embed=True)
     if not hits:
         click.echo("no matching chunks")
     for rank, hit in enumerate(hits, start=1):
-        click.echo(
-            f"{rank}. {hit.file_name}:{hit.start_line}-{hit.end_line} (score {hit.score:.4g})"
+        echo_line(
+            f"{rank}. {hit.file_name}:{hit.start_line}-{hit.end_line} (score {hit.score:.4g},"
+            f" {'+'.join(hit.signals)})"
         )
-        click.echo("   " + hit.content.replace("\n", "\n   "))
+        for line in hit.content.split("\n"):  # the chunk's own lines, each escaped
+            echo_line("   " + line)
+
+
+@kb.command("embed")
+@click.argument("kb_id", required=False)
+@click.option("--replace", is_flag=True, help="Drop the base's vectors and embed it again.")
+@click.option("--ping", is_flag=True, help="Only embed one short text and report.")
+@DB_OPTION
+def embed(kb_id: str | None, replace: bool, ping: bool, db: str) -> None:
+    """Fill in the vectors KB_ID lacks, with the model YUXI_EMBEDDING_MODEL names.
+
+    Resumable: an interrupted run (Ctrl-C) keeps the batches it finished.
+    """
+    from adk_yuxi.knowledge import TerminalProgress, ping_embedder
+
+    if ping:
+        result = ping_embedder()
+        click.echo(("ok" if result.ok else "failed") + f"\t{result.detail}")
+        if not result.ok:
+            raise SystemExit(1)
+        return
+    if kb_id is None:
+        raise click.UsageError("give KB_ID (or --ping)")
+
+    async def work(store: Any) -> int:
+        return int(
+            await store.embed(kb_id, progress=TerminalProgress(kb_id, sys.stderr), replace=replace)
+        )
+
+    click.echo(f"{kb_id}\t{_run(db, work, embed=True)} chunks embedded")
 
 
 @click.group()
@@ -283,11 +296,13 @@ def serve_knowledge(
         KnowledgeService,
         KnowledgeStore,
         build_knowledge_server,
+        embedder_from_env,
         load_verifier,
         serve_knowledge_http,
     )
 
     try:
+        embedder = embedder_from_env()
         if key.exists():
             verifier = load_verifier(key)
         else:  # one machine: the runtime signs with the file created here
@@ -305,7 +320,7 @@ def serve_knowledge(
     metrics.start(host, port)
 
     async def main() -> None:
-        store = KnowledgeStore(db)
+        store = KnowledgeStore(db, embedder=embedder)
         await store.prepare()
         service = KnowledgeService(store, AccessRepository(store.store), verifier)
         server = build_knowledge_server(service)

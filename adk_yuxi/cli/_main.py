@@ -32,13 +32,17 @@ def main() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     default=Path(".yuxi/demo.db"),
     show_default=True,
-    help="SQLite file for the sessions; recreated on every run.",
+    help="The tour's own SQLite file, recreated on every run (a file the tour did not"
+    " make is refused, never overwritten); the other commands' data is not in it.",
 )
 def demo(db_path: Path) -> None:
     """Play the offline tour: real tool calls on the Runner, state kept in SQLite."""
-    from ._tour import run_tour
+    from ._tour import NotADemoDatabase, run_tour
 
-    asyncio.run(run_tour(db_path))
+    try:
+        asyncio.run(run_tour(db_path))
+    except NotADemoDatabase as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command()

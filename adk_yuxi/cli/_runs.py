@@ -18,7 +18,7 @@ import click
 
 from ._database import DB_OPTION
 from ._operator import LIMIT_OPTION, PAGE_TOKEN_OPTION, on_database
-from ._table import JSON_OPTION, echo_json, echo_more, echo_table, lease_text, when
+from ._table import JSON_OPTION, echo_json, echo_line, echo_more, echo_table, lease_text, when
 from ._waitpoints import point_json, point_rows
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def _echo_record(record: RunRecord, as_json: bool, **extra: Any) -> None:
         return
     echo_table(_HEADERS, [_row(record, now)])
     for key, value in extra.items():
-        click.echo(f"{key}: {value}")
+        echo_line(f"{key}: {value}")
 
 
 @click.group("runs")
@@ -164,7 +164,7 @@ def show(run_id: str, as_json: bool, db: str) -> None:
     data.pop("lease_live")
     width = max(len(k) for k in data)
     for key, value in data.items():
-        click.echo(f"{key.ljust(width)}  {'-' if value is None else value}")
+        echo_line(f"{key.ljust(width)}  {'-' if value is None else value}")
     click.echo("")
     click.echo("waiting points:")
     point_rows(points)

@@ -8,6 +8,8 @@ model and executed by the Runner.
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,10 +17,11 @@ from google.adk.apps import App
 from google.adk.runners import Runner
 from google.genai import types
 
+from ..errors import YuxiError
 from ..storage import YuxiServices, open_services
 from ._transcript import format_event
 
-__all__ = ["run_tour"]
+__all__ = ["NotADemoDatabase", "run_tour"]
 
 FIRST_RUN = ("remember the launch is on Friday", "what is 12 * (3 + 4) / 2?")
 AFTER_RESTART = ("what are my notes?",)
@@ -58,18 +61,47 @@ async def _converse(
                 echo(line)
 
 
+_MARK = "yx_demo_tour"
+"""A table only the tour creates: the tour recreates a file only if it holds it."""
+
+
+class NotADemoDatabase(YuxiError):
+    """The tour's file exists and is not one the tour made: it is left untouched."""
+
+
+def _made_by_the_tour(db_path: Path) -> bool:
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as conn:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_MARK,)
+            ).fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return found is not None
+
+
 def _reset_database(db_path: Path) -> None:
+    """Deletes the previous tour's file (never another one) and marks a new one."""
+    if db_path.exists() and not _made_by_the_tour(db_path):
+        raise NotADemoDatabase(
+            f"{db_path} exists and was not made by `yuxi demo`, which recreates its file on"
+            " every run; give --db a new path (your data stays where it is)"
+        )
     db_path.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+    with contextlib.closing(sqlite3.connect(db_path)) as conn:
+        conn.execute(f"CREATE TABLE {_MARK} (note TEXT)")
+        conn.commit()
 
 
 async def run_tour(db_path: Path, echo: Callable[[str], None] = print) -> None:
-    """Plays the tour against a fresh SQLite file at `db_path`."""
+    """Plays the tour against a fresh SQLite file at `db_path`, a scratch file of its own
+    (recreated on every run), apart from the one database the other commands share."""
     _reset_database(db_path)
     app = _load_app()
 
-    echo(f"== Run 1: a new session, stored in {db_path}")
+    echo(f"== Run 1: a new session, stored in {db_path} (the tour's own scratch file)")
     async with _services(db_path) as services:
         runner = _runner(app, services)
         first = await services.session_service.create_session(app_name=app.name, user_id=USER_ID)

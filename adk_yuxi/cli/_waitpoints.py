@@ -116,13 +116,13 @@ def cancel(point_id: str, as_json: bool, db: str) -> None:
     """Withdraws a pending waiting point (an answered or cancelled one is refused and
     stays as it is). Its run stays waiting: cancel the run to close it."""
     from adk_yuxi.ledger import RunLedger, RunRecord
-    from adk_yuxi.waitpoints import WaitpointNotFound, WaitpointStore
+    from adk_yuxi.waitpoints import WaitpointStore
 
     async def work(store: SqlStore) -> tuple[Waitpoint, RunRecord | None]:
         points = WaitpointStore(store)
         found = await points.find(point_id)
-        if found is None:
-            raise WaitpointNotFound(point_id)
+        if found is None:  # the operator names no user: not "for this user"
+            raise click.ClickException(f"no waiting point {point_id!r}")
         cancelled = await points.cancel(found.id, user_id=found.user_id)
         run = await RunLedger(store).find(
             app_name=found.app_name,

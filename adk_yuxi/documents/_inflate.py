@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import io
 import zipfile
-import zlib
 
+from ._damage import is_damage
 from ._errors import CorruptDocumentError, DocumentError, DocumentTooLargeError
 
 __all__ = [
@@ -64,5 +64,7 @@ def check_inflated_size(data: bytes, name: str, limit: int) -> None:
                         total += len(piece)
                         if total > limit:
                             raise InflatedTooLargeError(name, total, limit)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+    except Exception as exc:
+        if not is_damage(exc):
+            raise
         raise CorruptDocumentError(name, f"the zip container is damaged ({exc})") from None

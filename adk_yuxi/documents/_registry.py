@@ -3,8 +3,9 @@
 A converter is one object per format family: it says which sources it takes and
 turns one into a `ConvertedDocument`. Another family (OCR for images and scanned
 pages) plugs in with `register(converter, before=...)`; the first converter that
-accepts a source converts it. Errors a converter's library raises are mapped here,
-in one place, to `CorruptDocumentError`; our own `DocumentError`s pass through.
+accepts a source converts it. Errors a converter's library raises while choosing or
+converting are mapped to `CorruptDocumentError` in one place (`_damage.reading`); our
+own `DocumentError`s pass through.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import os
 import threading
 from typing import Protocol, runtime_checkable
 
-from ._errors import CorruptDocumentError, DocumentError, UnsupportedDocumentError
+from ._damage import reading
+from ._errors import UnsupportedDocumentError
 from ._result import ConvertedDocument, normalize_markdown
 from ._source import DEFAULT_MAX_BYTES, DocumentSource
 
@@ -65,22 +67,10 @@ class ConverterRegistry:
         raise UnsupportedDocumentError(source.name, reason)
 
     def convert(self, source: DocumentSource) -> ConvertedDocument:
-        converter = self.converter_for(source)
-        try:
+        with reading(source.name, "sniffing"):
+            converter = self.converter_for(source)
+        with reading(source.name, converter.name):
             result = converter.convert(source)
-        except DocumentError:
-            raise
-        except ModuleNotFoundError as exc:  # its library comes with an extra not installed
-            raise UnsupportedDocumentError(
-                source.name,
-                f"reading it needs the {exc.name!r} package: pip install 'adk-yuxi[documents]'",
-            ) from exc
-        except (MemoryError, RecursionError):
-            raise
-        except Exception as exc:  # the converter's library: one mapping, here
-            raise CorruptDocumentError(
-                source.name, f"{converter.name} could not read it ({type(exc).__name__}: {exc})"
-            ) from exc
         return ConvertedDocument(
             markdown=normalize_markdown(result.markdown),
             title=result.title,

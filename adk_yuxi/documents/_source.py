@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from ._damage import is_damage
 from ._errors import DocumentTooLargeError
 from ._inflate import MAX_INFLATED_BYTES, inflated_limit
 
@@ -113,7 +114,9 @@ class DocumentSource:
         try:
             with zipfile.ZipFile(io.BytesIO(self.data)) as archive:
                 names = set(archive.namelist())
-        except zipfile.BadZipFile:
+        except Exception as exc:  # damaged: by its name; the converter reports it corrupt
+            if not is_damage(exc):
+                raise
             return _EXTENSION_KINDS.get(self.extension, "zip")
         for part, kind in _OOXML_PARTS.items():
             if part in names:

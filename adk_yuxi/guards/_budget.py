@@ -73,6 +73,11 @@ class RepairLedger(Protocol):
         itself (the runtime's ledger leaves that to the runtime)."""
         ...
 
+    def halt(self, ctx: ReadonlyContext, stop: type[RunStopped], text: str) -> None:
+        """Ends the run at its next model call with `stop` and `text` (a public text of
+        that stop, for the user), whatever is left of the budget."""
+        ...
+
     def end(self, invocation_id: str) -> None: ...
 
 
@@ -84,6 +89,7 @@ class RepairBudget:
             raise ValueError("the repair budget cannot be negative")
         self.limit = limit
         self._spent: dict[str, int] = {}
+        self._halted: dict[str, tuple[type[RunStopped], str]] = {}
 
     def charge(self, ctx: ReadonlyContext, why: str, *, final_answer: bool = False) -> Charge:
         count = self._spent.get(ctx.invocation_id, 0) + 1
@@ -93,18 +99,26 @@ class RepairBudget:
     def spent(self, invocation_id: str) -> int:
         return self._spent.get(invocation_id, 0)
 
+    def halt(self, ctx: ReadonlyContext, stop: type[RunStopped], text: str) -> None:
+        remember(self._halted, ctx.invocation_id, (stop, text))
+
     def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
-        if self._spent.get(ctx.invocation_id, 0) <= self.limit:
+        stop: type[RunStopped]
+        if ctx.invocation_id in self._halted:
+            stop, text = self._halted[ctx.invocation_id]
+        elif self._spent.get(ctx.invocation_id, 0) > self.limit:
+            stop, text = RepairBudgetExhausted, RepairBudgetExhausted.PUBLIC_TEXT
+        else:
             return None
-        stop = RepairBudgetExhausted
         return LlmResponse(
             content=types.Content(
-                role="model", parts=[types.Part(text=f"This run was stopped: {stop.PUBLIC_TEXT}.")]
+                role="model", parts=[types.Part(text=f"This run was stopped: {text}.")]
             ),
             error_code=stop.CODE,
-            error_message=stop.PUBLIC_TEXT,
+            error_message=text,
             turn_complete=True,
         )
 
     def end(self, invocation_id: str) -> None:
         self._spent.pop(invocation_id, None)
+        self._halted.pop(invocation_id, None)

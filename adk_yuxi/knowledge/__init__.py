@@ -45,6 +45,16 @@ from ._results import (
 )
 
 if TYPE_CHECKING:
+    from ._embed_fill import EmbeddingMismatchError
+    from ._embed_ping import EmbeddingPing, ping_embedder
+    from ._embedding import (
+        OFFLINE_EMBEDDING_MODEL,
+        Embedder,
+        EmbeddingError,
+        OfflineEmbedder,
+        OpenAIEmbedder,
+        embedder_from_env,
+    )
     from ._search import ChunkHit
     from ._service import KnowledgeService
     from ._store import KnowledgeStore
@@ -56,6 +66,7 @@ __all__ = [
     "KNOWLEDGE_SKILL_NAME",
     "KNOWLEDGE_TOOL_NAMES",
     "MAX_TTL_SECONDS",
+    "OFFLINE_EMBEDDING_MODEL",
     "RESULT_FORM_HEADER",
     "SESSION_SELECTION_KEY",
     "Chunk",
@@ -66,6 +77,10 @@ __all__ = [
     "DelegationSigner",
     "DelegationVerifier",
     "DocumentWindow",
+    "Embedder",
+    "EmbeddingError",
+    "EmbeddingMismatchError",
+    "EmbeddingPing",
     "FileInfo",
     "FindResult",
     "IngestOutcome",
@@ -83,6 +98,8 @@ __all__ = [
     "KnowledgeStore",
     "ListKbsResult",
     "MatchWindow",
+    "OfflineEmbedder",
+    "OpenAIEmbedder",
     "QueryHit",
     "QueryResult",
     "SearchFileResult",
@@ -91,9 +108,11 @@ __all__ = [
     "UnknownKnowledgeBaseError",
     "build_knowledge_server",
     "chunk_lines",
+    "embedder_from_env",
     "ingest_each",
     "install_knowledge",
     "load_verifier",
+    "ping_embedder",
     "serve_knowledge_http",
 ]
 
@@ -111,10 +130,22 @@ _LAZY = {
     "ChunkHit": "._search",
     "KnowledgeService": "._service",
     "KnowledgeStore": "._store",
+    "Embedder": "._embedding",
+    "EmbeddingError": "._embedding",
+    "OfflineEmbedder": "._embedding",
+    "OpenAIEmbedder": "._embedding",
+    "embedder_from_env": "._embedding",
+    "OFFLINE_EMBEDDING_MODEL": "._embedding",
+    "EmbeddingPing": "._embed_ping",
+    "ping_embedder": "._embed_ping",
+    "EmbeddingMismatchError": "._embed_fill",
 }
 # The modules above that import the ranked search and the match windows, and what
 # those import from the `knowledge` extra.
-_NEED_EXTRA = {"._search", "._service", "._store", "._server", "._thread"}
+_NEED_EXTRA = {
+    "._search", "._service", "._store", "._server", "._thread", "._embedding", "._embed_ping",
+    "._embed_fill",
+}  # fmt: skip
 _EXTRA_MODULES = ("numpy", "regex")
 
 

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,13 +125,26 @@ def _str_list(value: Any) -> tuple[str, ...] | None:
 
 
 class DelegationVerifier:
+    """Checks delegation tokens and remembers the verified ones until they expire.
+
+    ``clock`` (seconds since the epoch) is the one time source of every expiry check, the
+    remembered tokens' and the full check's; a test passes its own instead of sleeping.
+    """
+
     def __init__(
-        self, public_key: ECKey, *, audience: str = DEFAULT_AUDIENCE, issuer: str = "yuxi-runtime"
+        self,
+        public_key: ECKey,
+        *,
+        audience: str = DEFAULT_AUDIENCE,
+        issuer: str = "yuxi-runtime",
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._key = public_key
         self.audience = audience
         self.issuer = issuer
+        self._clock = clock
         self._claims = jwt.JWTClaimsRegistry(
+            now=lambda: int(self._clock()),
             leeway=0,
             iss={"essential": True, "value": issuer},
             aud={"essential": True, "value": audience},
@@ -150,13 +163,13 @@ class DelegationVerifier:
             known = self._verified.get(token)
         # Strictly before `exp`: at the boundary the full check below decides, as it
         # does for every token it has not seen.
-        if known is not None and time.time() < known.expires_at:
+        if known is not None and self._clock() < known.expires_at:
             return known
         delegation = self._verify(token)
         with self._lock:
             self._verified.pop(token, None)
             if len(self._verified) >= _REMEMBERED:
-                now = time.time()
+                now = self._clock()
                 for old in [t for t, d in self._verified.items() if d.expires_at <= now]:
                     del self._verified[old]
                 while len(self._verified) >= _REMEMBERED:

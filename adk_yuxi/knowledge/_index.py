@@ -1,302 +1,192 @@
-"""An in-memory BM25 index of one knowledge base, with exact top-k by MaxScore pruning.
+"""A knowledge base's BM25 index: segments (`_segment`) scored with base-wide statistics.
 
-Built from the per-chunk term data ingest stored (sorted 64-bit keys and their
-frequencies), so building is array work, not tokenising. Postings are one CSC layout:
-per term a sorted run of document numbers and the precomputed BM25 impact of the term
-in each. Scores are bm25s's default ("lucene": idf ``log(1 + (N - df + .5) / (df + .5))``,
+Scores are bm25s's default ("lucene": idf ``log(1 + (N - df + .5) / (df + .5))``,
 ``tf / (tf + k1 (1 - b + b dl / avgdl))``, k1 1.5, b 0.75), so rankings equal bm25s's.
+``N``, ``avgdl`` and each query term's ``df`` are summed over the segments, so an index
+of many segments scores exactly as one built whole: adding a file is a new small
+segment, dropping one masks its segment, and neither rescores the rest. Impacts are
+computed at query time from the stored frequencies, on the query terms' postings only
+(a document's length normaliser is kept per index, 4 bytes a document).
 
-A query first scores the best few documents of its strongest terms to get a threshold
-(the k-th best score found; for a long list those are picked at build time, so a query
-does not partition a common word's postings), then only the terms whose upper bounds
-together can reach it ("essential") produce candidates; a candidate is completed over
-the other terms only while its bound still can, and the threshold rises as partial
-scores come in. Common words therefore cost little when a rarer word is in the query.
-Documents are numbered by file (the rows arrive ordered by file), so one file is one
-contiguous range.
+Per segment the query terms' postings are summed into a dense accumulator when they
+cover a good part of the segment (one ``bincount``), else by merging the sorted runs;
+each segment gives its best ``k`` and the best ``k`` of those is the answer, ties by
+chunk id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ._terms import CJK_KEY_LIMIT
+from ._segment import SEGMENT_DOCS, Segment, SegmentRows
 
-__all__ = ["Bm25Index", "IndexRows"]
+__all__ = ["K1", "B", "Bm25Index"]
 
 K1 = 1.5
 B = 0.75
-_POSITION_BITS = 26  # CJK keys are below 2**37: key << 26 | position fits in 63 bits
-_SEED_PER_HIT = 4
-_SEED_LISTS = 8  # seeds are scored on the strongest lists: a lower bound is enough
-_LONG_LIST = 256  # lists longer than this keep their best documents, picked at build
-_TOP_DOCS = 64  # how many: seeding wants k * _SEED_PER_HIT (top_k 16 and below)
+_DENSE = 16  # postings above 1/16 of a segment's documents: a dense accumulator
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
-class IndexRows:
-    """Chunk rows ordered by file, then chunk id: what the index is built from."""
-
-    cids: Sequence[int]
-    file_ids: Sequence[str]
-    lengths: Sequence[int]
-    keys: Sequence[bytes]
-    freqs: Sequence[bytes]
-
-
-def _posting_order(
-    keys: npt.NDArray[np.int64], position_bits: int = _POSITION_BITS
-) -> tuple[Ints, Ints]:
-    """The keys sorted, and the positions they came from (ascending within a key).
-
-    Written into preallocated outputs, in place where it can: at 100,000 chunks each of
-    these arrays is ~280 MB."""
-    is_cjk = keys < CJK_KEY_LIMIT
-    n_cjk = int(is_cjk.sum())
-    sorted_keys = np.empty(len(keys), dtype=np.int64)
-    order = np.empty(len(keys), dtype=np.int64)
-    cjk = np.flatnonzero(is_cjk)
-    if len(keys) < (1 << position_bits):
-        # One SIMD sort of packed (key, position) instead of a stable argsort.
-        packed = keys[cjk]
-        packed <<= position_bits
-        packed |= cjk
-        del cjk
-        packed.sort()
-        np.bitwise_and(packed, (1 << position_bits) - 1, out=order[:n_cjk])
-        np.right_shift(packed, position_bits, out=sorted_keys[:n_cjk])
-        del packed
-    else:
-        order[:n_cjk] = cjk[np.argsort(keys[cjk], kind="stable")]
-        del cjk
-        sorted_keys[:n_cjk] = keys[order[:n_cjk]]
-    rest = np.flatnonzero(~is_cjk)
-    order[n_cjk:] = rest[np.argsort(keys[rest], kind="stable")]
-    sorted_keys[n_cjk:] = keys[order[n_cjk:]]
-    return sorted_keys, order
+class _Term:
+    segment: int
+    row: int
+    start: int
+    end: int
+    idf: np.float32
 
 
 class Bm25Index:
-    """Immutable once built: a write to the base means a new index (see `_search`)."""
+    """Immutable: a change to the base makes a new index from these segments (cheap)."""
 
-    def __init__(self, rows: IndexRows, *, long_list: int = _LONG_LIST) -> None:
-        n = len(rows.cids)
-        self.cids = np.array(rows.cids, dtype=np.int64)
-        self.n_docs = n
-        self.files: dict[str, tuple[int, int]] = {}
-        for doc, file_id in enumerate(rows.file_ids):
-            low, _ = self.files.get(file_id, (doc, doc))
-            self.files[file_id] = (low, doc + 1)
-        per_doc = np.array([len(k) // 8 for k in rows.keys], dtype=np.int64)
-        keys, order = _posting_order(np.frombuffer(b"".join(rows.keys), dtype="<i8"))
-        starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-        starts = np.concatenate([np.zeros(min(len(keys), 1), dtype=np.int64), starts])
-        self.terms: Ints = keys[starts]
-        del keys
-        self.indptr: Ints = np.append(starts, len(order)).astype(np.int64)
-        counts = np.diff(self.indptr)
-        self.docs = np.repeat(np.arange(n, dtype=np.int32), per_doc)[order]
-        tf = np.frombuffer(b"".join(rows.freqs), dtype="<u2")[order].astype(np.float32)
-        del order
-        lengths = np.array(rows.lengths, dtype=np.float64)
-        avg = float(lengths.mean()) if n and lengths.sum() else 1.0
-        norm = (K1 * (1 - B + B * lengths / avg)).astype(np.float32)
-        idf = np.log1p((n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
-        tf /= tf + norm[self.docs]
-        tf *= np.repeat(idf, counts)
-        self.impacts: npt.NDArray[np.float32] = tf
-        self.upper = np.maximum.reduceat(tf, starts).astype(np.float64) if len(tf) else np.zeros(0)
-        self.long_terms, self.top_docs = _best_documents(self.indptr, tf, self.docs, long_list)
+    def __init__(self, segments: Sequence[Segment]) -> None:
+        self.segments = tuple(s for s in segments if s.n_docs)
+        self.n_docs = sum(s.n_docs for s in self.segments)
+        total = sum(s.total_length for s in self.segments)
+        avg = total / self.n_docs if self.n_docs and total else 1.0
+        self._norms = [
+            (K1 * (1 - B + B * s.lengths.astype(np.float64) / avg)).astype(np.float32)
+            for s in self.segments
+        ]
+        self.files: dict[str, tuple[int, int, int]] = {}
+        for at, segment in enumerate(self.segments):
+            for file_id, (low, high) in segment.files.items():
+                self.files[file_id] = (at, low, high)
+
+    @classmethod
+    def from_rows(cls, rows: SegmentRows, segment_docs: int = SEGMENT_DOCS) -> Bm25Index:
+        """Rows cut into segments of at most ``segment_docs`` (whole files, so a file
+        larger than that is a segment of its own)."""
+        return cls([Segment.build(part) for part in split_rows(rows, segment_docs)])
 
     @property
     def nbytes(self) -> int:
-        return sum(
-            a.nbytes
-            for a in (
-                *(self.cids, self.terms, self.indptr, self.docs, self.impacts, self.upper),
-                *(self.long_terms, self.top_docs),
-            )
-        ) + 120 * len(self.files)
+        return sum(s.nbytes for s in self.segments) + sum(n.nbytes for n in self._norms)
 
     def search(
         self, query: Sequence[int], k: int, file_id: str | None = None
     ) -> list[tuple[int, float]]:
         """The top ``k`` (chunk id, score) pairs for these term keys, best first."""
-        ranked = self.rank(query, k, file_id)
-        return [(int(self.cids[doc]), score) for doc, score in ranked]
-
-    def rank(
-        self, query: Sequence[int], k: int, file_id: str | None = None
-    ) -> list[tuple[int, float]]:
-        """The top ``k`` (document number, score) pairs, best first."""
-        low, high = 0, self.n_docs
+        if k <= 0 or not self.n_docs or not query:
+            return []
+        only: tuple[int, int, int] | None = None
         if file_id is not None:
             if file_id not in self.files:
                 return []
-            low, high = self.files[file_id]
-        lists = self._lists(query, low, high)
-        if not lists or k <= 0:
+            only = self.files[file_id]
+        terms = self._terms(np.array(list(dict.fromkeys(query)), dtype=np.int64))
+        cids, scores = [], []
+        for at, segment in enumerate(self.segments):
+            if only is not None and only[0] != at:
+                continue
+            mine = [t for t in terms if t.segment == at]
+            if mine:
+                docs, got = _score(segment, self._norms[at], mine, only)
+                docs, got = _best(docs, got, segment.cids, k)
+                cids.append(segment.cids[docs])
+                scores.append(got)
+        if not cids:
             return []
-        docs, scores = _top(lists, k)
-        return list(zip(docs.tolist(), scores.tolist(), strict=True))
+        best, top = _best(np.concatenate(cids), np.concatenate(scores), None, k)
+        return list(zip(best.tolist(), top.tolist(), strict=True))
 
-    def _lists(self, query: Sequence[int], low: int, high: int) -> list[_Postings]:
-        if not len(self.terms):
-            return []
-        keys = np.array(list(dict.fromkeys(query)), dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.terms, keys), len(self.terms) - 1)
-        found = at[self.terms[at] == keys]
-        bounds = zip(self.indptr[found].tolist(), self.indptr[found + 1].tolist(), strict=True)
-        lists = []
-        whole = low == 0 and high == self.n_docs
-        rows = np.full(len(found), -1, dtype=np.int64)
-        if whole and len(self.long_terms):
-            rows = np.searchsorted(self.long_terms, found)
-            rows[self.long_terms.take(rows, mode="clip") != found] = -1
-        for term, (start, end), row in zip(found.tolist(), bounds, rows.tolist(), strict=True):
-            docs = self.docs[start:end]
-            top = self.top_docs[row] if row >= 0 else None
-            if not whole:
-                a, b = np.searchsorted(docs, [low, high]).tolist()
-                start, end, docs = start + a, start + b, docs[a:b]
-            if end > start:
-                upper = float(self.upper[term])
-                lists.append(_Postings(docs, self.impacts[start:end], upper, top))
-        return lists
+    def _terms(self, keys: Ints) -> list[_Term]:
+        """Each query term's postings run in each segment, with its base-wide idf."""
+        found: list[tuple[int, int, int, int, int]] = []  # segment, key number, row, span
+        df = np.zeros(len(keys), dtype=np.int64)
+        for at, segment in enumerate(self.segments):
+            if not len(segment.terms):
+                continue
+            where = np.minimum(np.searchsorted(segment.terms, keys), len(segment.terms) - 1)
+            hit = np.flatnonzero(segment.terms[where] == keys)
+            rows = where[hit]
+            starts = segment.indptr[rows].tolist()
+            ends = segment.indptr[rows + 1].tolist()
+            for number, row, start, end in zip(
+                hit.tolist(), rows.tolist(), starts, ends, strict=True
+            ):
+                found.append((at, number, row, start, end))
+                df[number] += end - start
+        idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        return [_Term(at, row, start, end, idf[n]) for at, n, row, start, end in found]
 
 
-def _best_documents(
-    indptr: Ints, impacts: npt.NDArray[np.float32], docs: npt.NDArray[np.int32], long_list: int
-) -> tuple[Ints, npt.NDArray[np.int32]]:
-    """The terms whose lists are longer than ``long_list`` (ascending) and, per such term,
-    a row of its ``_TOP_DOCS`` highest-impact documents, best first: 264 bytes a term."""
-    long = np.flatnonzero(np.diff(indptr) > max(long_list, _TOP_DOCS)).astype(np.int64)
-    top = np.empty((len(long), _TOP_DOCS), dtype=np.int32)
-    for row, term in enumerate(long.tolist()):
-        start, end = int(indptr[term]), int(indptr[term + 1])
-        part = impacts[start:end]
-        best = np.argpartition(part, end - start - _TOP_DOCS)[end - start - _TOP_DOCS :]
-        best = best[np.argsort(-part[best], kind="stable")]
-        top[row] = docs[start:end][best]
-    return long, top
+def split_rows(rows: SegmentRows, segment_docs: int) -> list[SegmentRows]:
+    """Consecutive runs of whole files, each at most ``segment_docs`` rows when its
+    files allow."""
+    parts: list[SegmentRows] = []
+    part = SegmentRows()
+    previous = None
+    for cid, file_id, length, keys, freqs in zip(
+        rows.cids, rows.file_ids, rows.lengths, rows.keys, rows.freqs, strict=True
+    ):
+        if file_id != previous and len(part) >= segment_docs:
+            parts.append(part)
+            part = SegmentRows()
+        part.add(cid, file_id, length, keys, freqs)
+        previous = file_id
+    if len(part):
+        parts.append(part)
+    return parts
 
 
-class _Postings:
-    """One term's postings (maybe cut to one file's range) and its impact bound."""
-
-    __slots__ = ("docs", "impacts", "top", "upper")
-
-    def __init__(
-        self,
-        docs: npt.NDArray[np.int32],
-        impacts: npt.NDArray[np.float32],
-        upper: float,
-        top: npt.NDArray[np.int32] | None = None,
-    ) -> None:
-        self.docs = docs
-        self.impacts = impacts
-        self.upper = upper
-        self.top = top  # its best documents, best first, when picked at build time
-
-
-def _complete(
-    docs: Ints, scores: Floats, lists: Sequence[_Postings], margin: float = -1.0, k: int = 0
+def _score(
+    segment: Segment,
+    norm: npt.NDArray[np.float32],
+    terms: list[_Term],
+    only: tuple[int, int, int] | None,
 ) -> tuple[Ints, Floats]:
-    """Adds each list's impact to the documents it contains, strongest list first.
-
-    ``scores`` is the caller's own array (added to in place).
-
-    With a ``margin``, a document is dropped as soon as even the remaining lists' bounds
-    cannot lift it to the margin, and the margin rises to the ``k``-th best partial
-    score (a partial score is a lower bound, so k documents are known to reach it)."""
-    remaining = sum(p.upper for p in lists)
-    for p in lists:
-        at = np.searchsorted(p.docs, docs)
-        hit = p.docs.take(at, mode="clip") == docs
-        np.add(scores, p.impacts.take(at, mode="clip"), out=scores, where=hit)
-        remaining -= p.upper
-        if margin > 0:
-            if len(scores) > k > 0:
-                kth = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-                margin = max(margin, kth * (1 - 1e-9) - 1e-12)
-            keep = scores + remaining >= margin
-            docs, scores = docs[keep], scores[keep]
-    return docs, scores
-
-
-def _union(lists: Sequence[_Postings]) -> tuple[Ints, Floats]:
-    """The documents of these lists and their summed impacts.
-
-    Each list is sorted, so a stable sort of their concatenation is a merge of runs
-    (timsort finds them): work and memory in the postings touched, where a dense
-    accumulator over every document (800 KB at 100,000) evicted the caches the
-    request's other work then missed. Impacts add in list order, as before."""
-    if len(lists) == 1:
-        return lists[0].docs.astype(np.int64), lists[0].impacts.astype(np.float64)
-    docs = np.concatenate([p.docs for p in lists])
+    """The documents of this segment holding any query term, and their scores."""
+    docs_of, weights_of = [], []
+    for term in terms:
+        docs = segment.docs[term.start : term.end]
+        tf = segment.frequencies(term.row, term.start, term.end)
+        if only is not None:
+            inside = (docs >= only[1]) & (docs < only[2])
+            docs, tf = docs[inside], None if tf is None else tf[inside]
+        if not len(docs):
+            continue
+        if tf is None:  # every frequency 1
+            weight = norm[docs] + np.float32(1)
+            np.divide(np.float32(1), weight, out=weight)
+        else:
+            weight = tf / (tf + norm[docs])
+        weight *= term.idf
+        docs_of.append(docs)
+        weights_of.append(weight)
+    total = sum(len(d) for d in docs_of)
+    if not total:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    if total * _DENSE >= segment.n_docs:
+        dense = np.bincount(
+            np.concatenate(docs_of), np.concatenate(weights_of), minlength=segment.n_docs
+        )
+        hit: Ints = np.flatnonzero(dense).astype(np.int64)
+        return hit, dense[hit].astype(np.float64)
+    if len(docs_of) == 1:
+        return docs_of[0].astype(np.int64), weights_of[0].astype(np.float64)
+    docs = np.concatenate(docs_of)
     order = np.argsort(docs, kind="stable")
     docs = docs[order]
     starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
-    weights = np.concatenate([p.impacts for p in lists])[order].astype(np.float64)
+    weights = np.concatenate(weights_of)[order].astype(np.float64)
     return docs[starts].astype(np.int64), np.add.reduceat(weights, starts)
 
 
-def _best(docs: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
-    """The best ``k``: score descending, document number ascending among equals."""
+def _best(docs: Ints, scores: Floats, cids: Ints | None, k: int) -> tuple[Ints, Floats]:
+    """The best ``k``: score descending, chunk id ascending among equals (``docs`` are
+    chunk ids when ``cids`` is None, else numbers into it)."""
     if len(docs) > k:
         kth = np.partition(scores, len(scores) - k)[len(scores) - k]
         keep = scores >= kth
         docs, scores = docs[keep], scores[keep]
-    order = np.lexsort((docs, -scores))[:k]
+    ids = docs if cids is None else cids[docs]
+    order = np.lexsort((ids, -scores))[:k]
     return docs[order], scores[order]
-
-
-def _seed(lists: Sequence[_Postings], want: int) -> Ints:
-    """The highest-impact documents of the strongest lists, at least ``want`` of them
-    when the lists hold that many: their exact scores give the first threshold."""
-    picked: list[npt.NDArray[np.integer[Any]]] = []
-    total = 0
-    for p in lists:
-        docs = p.docs
-        if p.top is not None and want <= len(p.top):
-            docs = p.top[:want]
-        elif len(docs) > want:
-            docs = docs[np.argpartition(p.impacts, len(docs) - want)[len(docs) - want :]]
-        picked.append(docs)
-        total += len(docs)
-        if total >= want:
-            break
-    if len(picked) == 1:
-        return picked[0].astype(np.int64)  # one list holds a document once
-    return np.unique(np.concatenate(picked)).astype(np.int64)
-
-
-def _top(lists: list[_Postings], k: int) -> tuple[Ints, Floats]:
-    lists = sorted(lists, key=lambda p: -p.upper)
-    seed = _seed(lists, k * _SEED_PER_HIT)
-    # Partial scores on the strongest lists: lower bounds, so their k-th best is one too.
-    seed, seed_scores = _complete(seed, np.zeros(len(seed)), lists[:_SEED_LISTS])
-    threshold = 0.0
-    if len(seed) >= k:
-        threshold = float(np.partition(seed_scores, len(seed) - k)[len(seed) - k])
-    # Terms whose bounds together stay below the threshold only rescore: a document
-    # found in none of the others cannot enter the top k.
-    margin = threshold * (1 - 1e-9) - 1e-12
-    essential, rest = len(lists), 0.0
-    while essential > 1 and rest + lists[essential - 1].upper < margin:
-        rest += lists[essential - 1].upper
-        essential -= 1
-    docs, scores = _union(lists[:essential])
-    keep = scores + rest >= margin
-    # Every document of the top k is among these (its score reaches the threshold, so it
-    # is in an essential list and its bound never falls below the margin), scored exactly.
-    docs, scores = _complete(docs[keep], scores[keep], lists[essential:], margin, k)
-    return _best(docs, scores, k)

@@ -42,6 +42,7 @@ class QueryHit(BaseModel):
     end_line: int
     score: float
     content: str
+    signals: list[str] = ["lexical"]
 
 
 # The published schema of `hits` describes each hit's keys in prose rather than as a
@@ -55,7 +56,9 @@ _HITS_SCHEMA = {
     + ", ".join(QueryHit.model_fields)
     + ". kb_id, file_id, file_name: strings; start_line, end_line: 1-based lines of the"
     " parsed Markdown (open_kb_document reads there); score: number, higher is better;"
-    " content: the chunk's text.",
+    " signals: which retrievers found it ('lexical', 'dense'); content: the chunk's text."
+    " Over several bases, or a base with vectors, score is a reciprocal-rank fusion score"
+    " comparable across the bases; a lone base without vectors gives its BM25 score.",
 }
 # One type list instead of pydantic's `anyOf` of two schemas: the same values, one check.
 _OPTIONAL_ID_SCHEMA = {"type": ["string", "null"]}
@@ -63,6 +66,8 @@ _OPTIONAL_ID_SCHEMA = {"type": ["string", "null"]}
 
 class QueryResult(BaseModel):
     kb_id: str
+    kb_ids: list[str] = []
+    """Every base searched, ``kb_id`` (the first) included."""
     file_id: Annotated[str | None, WithJsonSchema(_OPTIONAL_ID_SCHEMA)]
     query: str
     hits: Annotated[list[QueryHit], WithJsonSchema(_HITS_SCHEMA)]

@@ -137,9 +137,15 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
 
     @server.tool(name="query_kb")
     async def query_kb(
-        kb_id: Annotated[str, Field(description="The knowledge base to search (from list_kbs).")],
         query: Annotated[str, Field(description="What to look for, in Chinese or English.")],
         ctx: Context,
+        kb_id: Annotated[
+            str | None, Field(description="The knowledge base to search (from list_kbs).")
+        ] = None,
+        kb_ids: Annotated[
+            list[str] | None,
+            Field(max_length=20, description="Several bases to search, ranked together."),
+        ] = None,
         top_k: Annotated[
             int, Whole, Field(ge=1, le=50, description="How many chunks to return.")
         ] = 5,
@@ -147,8 +153,9 @@ def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge"
             str | None, Field(description="Search only this file of the base.")
         ] = None,
     ) -> Annotated[CallToolResult, QueryResult]:
-        """Searches a knowledge base and returns ranked chunks with their file and lines."""
-        call = service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id)
+        """Searches knowledge bases (keywords and meaning, fused) and returns ranked chunks
+        with their file and lines."""
+        call = service.query_kb_json(_token(ctx), kb_id, query, top_k, file_id, kb_ids)
         return await _answer("query_kb", call, ctx)
 
     @server.tool(name="find_kb_document")

@@ -39,12 +39,23 @@ MAX_WINDOW_LINES = 400
 MAX_CONTEXT_LINES = 50
 MAX_FIND_WINDOWS = 20
 MAX_PAGE = 100
+MAX_QUERY_BASES = 20
 
 
 @dataclass(frozen=True)
 class VisibleScope:
     delegation: Delegation
     kb_ids: frozenset[str]
+
+
+def _bases(kb_id: str | None, kb_ids: list[str] | None) -> list[str]:
+    """The bases a query names, checked, in order, each once."""
+    if kb_ids is not None and (not isinstance(kb_ids, list) or len(kb_ids) > MAX_QUERY_BASES):
+        raise InvalidKnowledgeRequestError(f"kb_ids must be a list of at most {MAX_QUERY_BASES}")
+    named = ([kb_id] if kb_id is not None else []) + list(kb_ids or [])
+    if not named:
+        raise InvalidKnowledgeRequestError("give kb_id or kb_ids")
+    return list(dict.fromkeys(check_ident(k, "kb_id") for k in named))
 
 
 def _bounded(value: int, low: int, high: int, what: str) -> int:
@@ -106,37 +117,50 @@ class KnowledgeService:
         )
 
     async def query_kb(
-        self, token: str | None, kb_id: str, query: str, top_k: int, file_id: str | None
-    ) -> QueryResult:
+        self, token: str | None, kb_id: str | None, query: str, top_k: int,
+        file_id: str | None, kb_ids: list[str] | None = None,
+    ) -> QueryResult:  # fmt: skip
         return QueryResult.model_validate(
-            await self.query_kb_json(token, kb_id, query, top_k, file_id)
+            await self.query_kb_json(token, kb_id, query, top_k, file_id, kb_ids)
         )
 
     async def query_kb_json(
-        self, token: str | None, kb_id: str, query: str, top_k: int, file_id: str | None
-    ) -> dict[str, Any]:
+        self, token: str | None, kb_id: str | None, query: str, top_k: int,
+        file_id: str | None, kb_ids: list[str] | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
         """`query_kb`'s result as its JSON object, built straight from the store's typed
         hits: what the MCP server sends (it validates it against `QueryResult` first),
-        without a model built and dumped again on every call."""
+        without a model built and dumped again on every call. Several bases (``kb_id``
+        and ``kb_ids``) are ranked together, on scores comparable across them."""
         _bounded(top_k, 1, MAX_TOP_K, "top_k")
         if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
             raise InvalidKnowledgeRequestError(f"query must be 1-{MAX_QUERY_CHARS} characters")
+        bases = _bases(kb_id, kb_ids)
         if file_id is not None:
             check_ident(file_id, "file_id")
-        await self._kb(token, kb_id)
+            if len(bases) > 1:
+                raise InvalidKnowledgeRequestError("file_id needs exactly one knowledge base")
+        scope = await self.visible(token)
+        for base in bases:
+            if base not in scope.kb_ids:
+                raise UnknownKnowledgeBaseError(base)
         if file_id is not None:
-            await self.store.get_file(kb_id, file_id)
-        hits = await self.store.query(kb_id, query, top_k=top_k, file_id=file_id)
+            await self.store.get_file(bases[0], file_id)
+        if len(bases) == 1:
+            hits = await self.store.query(bases[0], query, top_k=top_k, file_id=file_id)
+        else:
+            hits = await self.store.query_many(bases, query, top_k=top_k)
         annotate({"yuxi.knowledge.hits": len(hits), "yuxi.knowledge.top_k": top_k})
         return {
-            "kb_id": kb_id,
+            "kb_id": bases[0],
+            "kb_ids": bases,
             "file_id": file_id,
             "query": query,
             "hits": [
                 {
                     "kb_id": h.kb_id, "file_id": h.file_id, "file_name": h.file_name,
                     "start_line": h.start_line, "end_line": h.end_line, "score": h.score,
-                    "content": h.content,
+                    "signals": list(h.signals), "content": h.content,
                 }
                 for h in hits
             ],

@@ -26,18 +26,23 @@ from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, de
 from ._cancel import checkpoint as _checkpoint
 from ._cancel import whole as _whole
 from ._chunking import Chunk, chunk_lines
+from ._dense import DenseSearch
+from ._embed_fill import check_model, fill_vectors, reset_vectors
+from ._embedding import Embedder
 from ._errors import (
     InvalidKnowledgeRequestError,
     KnowledgeConfigError,
     UnknownFileError,
     UnknownKnowledgeBaseError,
 )
+from ._hybrid import HybridSearch
 from ._ids import check_file_name, check_ident, check_kb_name
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress
 from ._schema import KNOWLEDGE_SCHEMA
 from ._search import DEFAULT_INDEX_BYTES, ChunkHit, KnowledgeSearch
 from ._terms import ChunkTerms, chunk_terms
+from ._vector_schema import VECTOR_SCHEMA
 
 __all__ = ["KnowledgeStore"]
 
@@ -95,15 +100,26 @@ class KnowledgeStore:
         converters: ConverterRegistry | None = None,
         max_file_bytes: int = DEFAULT_MAX_BYTES,
         index_cache_bytes: int = DEFAULT_INDEX_BYTES,
+        embedder: Embedder | None = None,
         **engine_kwargs: Any,
     ) -> None:
+        """``embedder`` embeds chunks at ingest and questions at query time (hybrid
+        retrieval); without one, bases are searched lexically."""
         _check_bytes("max_file_bytes", max_file_bytes, low=1)
         _check_bytes("index_cache_bytes", index_cache_bytes, low=0)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
-        register_schema_part(KNOWLEDGE_SCHEMA)  # its tables, in every store it works on
+        # Its tables, in every store it works on.
+        register_schema_part(KNOWLEDGE_SCHEMA)
+        register_schema_part(VECTOR_SCHEMA)
         self._converters = converters or default_converters()
         self._max_bytes = max_file_bytes
         self._search = KnowledgeSearch(index_cache_bytes)
+        self._dense = DenseSearch()
+        self._hybrid = HybridSearch(self._search, self._dense, embedder)
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return self._hybrid.embedder
 
     @property
     def store(self) -> SqlStore:
@@ -119,6 +135,7 @@ class KnowledgeStore:
         await self._store.ready()
 
     async def close(self) -> None:
+        await self._search.close()
         if self._owns_store:
             await self._store.close()
 
@@ -203,11 +220,14 @@ class KnowledgeStore:
         """The base, its files, text, chunks and access record, in one transaction."""
         await self.prepare()
         self._search.forget(kb_id)
+        self._dense.forget(kb_id)
         async with self._store.write() as tx:
             if not await tx.execute("DELETE FROM yx_kb_bases WHERE kb_id = :id", {"id": kb_id}):
                 raise UnknownKnowledgeBaseError(kb_id)
             # Explicit, so nothing depends on the connection's foreign-key setting.
             await tx.execute("DELETE FROM yx_kb_terms WHERE kb_id = :id", {"id": kb_id})
+            await tx.execute("DELETE FROM yx_kb_vectors WHERE kb_id = :id", {"id": kb_id})
+            await tx.execute("DELETE FROM yx_kb_embeddings WHERE kb_id = :id", {"id": kb_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE kb_id = :id", {"id": kb_id})
             await tx.execute(
                 "DELETE FROM yx_kb_texts WHERE file_id IN"
@@ -238,6 +258,8 @@ class KnowledgeStore:
         returned) unless ``replace_unchanged`` asks for a re-conversion.
         """
         await self.get_kb(kb_id)
+        if self.embedder is not None:  # before anything is written
+            await check_model(self._store, kb_id, self.embedder)
         loaded = await asyncio.to_thread(
             DocumentSource.load, source, name=name, mime_type=mime_type, max_bytes=self._max_bytes
         )
@@ -251,6 +273,7 @@ class KnowledgeStore:
                     {"kb": kb_id, "name": file_name, "sha": digest},
                 )
             if row is not None:
+                await self._embed_missing(kb_id, progress)
                 return _file(row)
         if progress:
             progress.stage("converting", 1)
@@ -276,6 +299,7 @@ class KnowledgeStore:
             await _touch(tx, kb_id)
             file_id = await self._upsert_file(tx, meta)
             await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
+            await tx.execute("DELETE FROM yx_kb_vectors WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
             await tx.execute(
@@ -287,10 +311,35 @@ class KnowledgeStore:
             row = await tx.fetchone(
                 f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
             )
+        await self._embed_missing(kb_id, progress)
         if progress:
             progress.done()
         assert row is not None
         return _file(row)
+
+    async def _embed_missing(self, kb_id: str, progress: IngestProgress | None) -> None:
+        """Vectors for the base's chunks that lack one (this file's, and any an earlier
+        ingest left when it was interrupted)."""
+        if self.embedder is not None:
+            await fill_vectors(self._store, kb_id, self.embedder, progress=progress)
+
+    async def embed(
+        self, kb_id: str, *, progress: IngestProgress | None = None, replace: bool = False
+    ) -> int:
+        """Fills in the vectors the base lacks (all of them again with ``replace``, for a
+        new embedding model); returns how many chunks were embedded."""
+        await self.get_kb(kb_id)
+        if self.embedder is None:
+            raise KnowledgeConfigError(
+                "no embedding model is configured (YUXI_EMBEDDING_MODEL=none)"
+            )
+        if replace:
+            await reset_vectors(self._store, kb_id)
+            self._dense.forget(kb_id)
+        count = await fill_vectors(self._store, kb_id, self.embedder, progress=progress)
+        if progress:
+            progress.done()
+        return count
 
     @staticmethod
     async def _upsert_file(tx: Tx, meta: dict[str, Any]) -> str:
@@ -355,6 +404,7 @@ class KnowledgeStore:
         await self.prepare()
         async with self._store.write() as tx:
             await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
+            await tx.execute("DELETE FROM yx_kb_vectors WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
             await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
             changed = await tx.execute(
@@ -434,6 +484,15 @@ class KnowledgeStore:
     async def query(
         self, kb_id: str, query: str, *, top_k: int = 5, file_id: str | None = None
     ) -> list[ChunkHit]:
-        """The chunks of one base (or one file of it) ranked for ``query``."""
+        """The chunks of one base (or one file of it) ranked for ``query``: lexically,
+        and fused with dense similarity where the base has vectors."""
         await self.prepare()
-        return await self._search.search(self._store, kb_id, query, top_k, file_id)
+        return await self._hybrid.query(self._store, [kb_id], query, top_k, file_id)
+
+    async def query_many(
+        self, kb_ids: Sequence[str], query: str, *, top_k: int = 5
+    ) -> list[ChunkHit]:
+        """The chunks of several bases ranked together, by reciprocal rank fusion of each
+        base's lexical ranking and one dense ranking across them (scores comparable)."""
+        await self.prepare()
+        return await self._hybrid.query(self._store, list(dict.fromkeys(kb_ids)), query, top_k)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from ..access import AccessRepository
 from ._delegation import DelegationVerifier
+from ._embedding import Embedder
 from ._server import build_knowledge_server, serve_knowledge_http
 from ._service import KnowledgeService
 from ._store import KnowledgeStore
@@ -29,8 +30,10 @@ class KnowledgeServerThread:
         setup: Callable[[KnowledgeStore], Awaitable[None]] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        embedder: Embedder | None = None,
     ) -> None:
         self._db = db
+        self._embedder = embedder
         self._verifier = verifier
         self._setup = setup
         self._host = host
@@ -70,7 +73,7 @@ class KnowledgeServerThread:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        store = KnowledgeStore(self._db)
+        store = KnowledgeStore(self._db, embedder=self._embedder)
         try:
             await store.prepare()
             if self._setup is not None:

@@ -4,7 +4,9 @@ Each memory is one ``yx_memories`` row keyed by (app, user, memory id); a memory
 made from an event uses the event id, so ingesting a session twice adds nothing
 (``ON CONFLICT DO NOTHING``). Deleting leaves a tombstone with its content
 cleared, so re-ingesting the session later does not resurrect the memory; an
-explicit ``add_memory`` with the same id does. Search is scoped to (app, user)
+explicit ``add_memory`` with the same id does. Deleting a session (`forget_session`)
+also leaves a tombstone of the session itself (``_tombstones``): a later ingest of
+what it held is refused. Search is scoped to (app, user)
 inside the full-text query itself and ranked by the backend (see ``_tokens``).
 """
 
@@ -33,6 +35,7 @@ from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import SqlStore, Tx, make_store
 from ._pieces import PIECE_SUFFIX, piece_id, split_pieces
 from ._tokens import index_tokens, query_tokens, scope_token
+from ._tombstones import SESSION_TOMBSTONE, bury_session, refuse_deleted
 
 _COLUMNS = (
     "app_name, user_id, memory_id, session_id, event_id, author, timestamp, content,"
@@ -178,6 +181,9 @@ class SqlMemoryService(BaseMemoryService):
         if not rows:
             return
         async with self._store.write() as tx:
+            if session_id is not None:
+                earliest = min(row["ts"] for row in rows)
+                await refuse_deleted(tx, app_name, user_id, session_id, earliest)
             await tx.executemany(
                 f"INSERT INTO yx_memories ({_COLUMNS}) VALUES ({_VALUES})"
                 " ON CONFLICT (app_name, user_id, memory_id) DO NOTHING",
@@ -258,13 +264,24 @@ class SqlMemoryService(BaseMemoryService):
 
     async def forget_session(self, tx: Tx, *, app_name: str, user_id: str, session_id: str) -> int:
         """Inside the caller's transaction (a session being deleted): every memory made
-        from the session becomes a tombstone, so a late ingest of the deleted session
-        does not bring it back; returns how many rows."""
-        return await tx.execute(
+        from the session becomes a tombstone, and the session gets one of its own, dated
+        now, so no later ingest of what it held brings it back; returns how many
+        memories were made tombstones."""
+        app_name, user_id = check_app_name(app_name), check_user_id(user_id)
+        forgotten = await tx.execute(
             "UPDATE yx_memories SET deleted = :deleted, content = '', body = ''"
-            " WHERE app_name = :app AND user_id = :user AND session_id = :session",
-            {"deleted": True, "app": app_name, "user": user_id, "session": session_id},
+            " WHERE app_name = :app AND user_id = :user AND session_id = :session"
+            " AND memory_id <> :memory_id",
+            {
+                "deleted": True,
+                "app": app_name,
+                "user": user_id,
+                "session": check_session_id(session_id),
+                "memory_id": SESSION_TOMBSTONE + session_id,
+            },
         )
+        await bury_session(tx, app_name, user_id, session_id)
+        return forgotten
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str

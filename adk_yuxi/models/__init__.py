@@ -1,8 +1,16 @@
 """Model selection: `YUXI_MODEL`, ADK's model registry, and the offline demo model."""
 
+from ._context_window import MODEL_CONTEXT_ENV
 from ._demo import DEMO_MODEL_NAME, DemoLlm
 from ._demo_summary import DemoSummarizer
-from ._errors import MODEL_REJECTED, MODEL_UNREACHABLE, MODEL_UNUSABLE, model_error_text
+from ._errors import (
+    MODEL_CONTEXT_EXCEEDED,
+    MODEL_EMPTY_REPLY,
+    MODEL_REJECTED,
+    MODEL_UNREACHABLE,
+    MODEL_UNUSABLE,
+    model_error_text,
+)
 from ._openai import DEFAULT_OPENAI_BASE_URL, OpenAICompatibleLlm
 from ._openai_client import MALFORMED_ARGUMENTS_KEY, GuardedAsyncOpenAI
 from ._ping import PingResult, ping_model
@@ -15,6 +23,9 @@ __all__ = [
     "DEFAULT_OPENAI_BASE_URL",
     "DEMO_MODEL_NAME",
     "MALFORMED_ARGUMENTS_KEY",
+    "MODEL_CONTEXT_ENV",
+    "MODEL_CONTEXT_EXCEEDED",
+    "MODEL_EMPTY_REPLY",
     "MODEL_ENV",
     "MODEL_REJECTED",
     "MODEL_UNREACHABLE",

@@ -1,8 +1,9 @@
 """What the offline demo model does with the knowledge tools.
 
 A question it has no other rule for, asked where `list_kbs` is declared, becomes
-`list_kbs`; its answer becomes one `query_kb` per base (at most three) with the user's
-own words; their answers become a quote of the best passage, with its file and lines.
+`list_kbs`; its answer becomes one `query_kb` over every base with the user's own words
+(ranked together, on comparable scores); the answer becomes a quote of the best passage,
+with its file and lines.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .._text import query_terms
 
 __all__ = ["knowledge_followup", "wants_knowledge"]
 
-_MAX_BASES = 3
+_MAX_BASES = 20  # query_kb's limit of bases per call
 
 
 def wants_knowledge(text: str, tools: set[str]) -> bool:
@@ -55,7 +56,8 @@ def _best_line(content: str, question: str) -> str:
     """The line of a passage that answers the question: the body line sharing the most
     terms with it, the terms its heading shares counting for it too (a heading names the
     topic; the sentence under it answers). A heading is quoted only when the passage has
-    no other line."""
+    no other line. When no line shares a term (a question in other words, or in the
+    other language, found by meaning), the passage's body is quoted whole."""
     wanted = set(query_terms(question))
 
     def shared(line: str) -> int:
@@ -74,7 +76,8 @@ def _best_line(content: str, question: str) -> str:
             body.append((own + heading, own, line))
     if not body:
         return max(lines, key=shared)
-    return max(body, key=lambda scored: scored[:2])[2]
+    best = max(body, key=lambda scored: scored[:2])
+    return best[2] if best[0] else " ".join(line for _, _, line in body)
 
 
 def knowledge_followup(
@@ -91,14 +94,9 @@ def knowledge_followup(
         kbs = _structured(response).get("kbs") or []
         if not kbs:
             return "(demo model) No knowledge base is available to you here."
-        return [
-            types.Part(
-                function_call=types.FunctionCall(
-                    name="query_kb", args={"kb_id": kb["kb_id"], "query": question, "top_k": 5}
-                )
-            )
-            for kb in kbs[:_MAX_BASES]
-        ]
+        bases = [kb["kb_id"] for kb in kbs[:_MAX_BASES]]
+        args = {"kb_ids": bases, "query": question, "top_k": 5}
+        return [types.Part(function_call=types.FunctionCall(name="query_kb", args=args))]
     queries = [r for r in responses if r.name == "query_kb"]
     if not queries:
         return None

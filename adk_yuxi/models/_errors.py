@@ -14,6 +14,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 __all__ = [
+    "MODEL_CONTEXT_EXCEEDED",
+    "MODEL_EMPTY_REPLY",
     "MODEL_REJECTED",
     "MODEL_UNREACHABLE",
     "MODEL_UNUSABLE",
@@ -31,6 +33,12 @@ MODEL_UNREACHABLE = "MODEL_UNREACHABLE"
 MODEL_REJECTED = "MODEL_REJECTED"
 """The host answered but refused the request (key, model name, path)."""
 
+MODEL_CONTEXT_EXCEEDED = "MODEL_CONTEXT_EXCEEDED"
+"""The host refused the request as longer than the model's context window."""
+
+MODEL_EMPTY_REPLY = "MODEL_EMPTY_REPLY"
+"""The model answered with nothing: no text and no tool call."""
+
 REACT_PARSE_FAILED = "REACT_PARSE_FAILED"
 """A text-only model's reply could not be read as a thought, a tool call or an answer."""
 
@@ -38,6 +46,8 @@ _PUBLIC_TEXTS = {
     MODEL_UNUSABLE: "the model is not configured on this server",
     MODEL_UNREACHABLE: "the model host could not be reached",
     MODEL_REJECTED: "the model host refused the request",
+    MODEL_CONTEXT_EXCEEDED: "the conversation is too long for the model",
+    MODEL_EMPTY_REPLY: "the model sent an empty reply",
     REACT_PARSE_FAILED: "the model's reply could not be understood",
 }
 

@@ -10,6 +10,9 @@ function never runs (a strict tool would refuse the unknown key anyway).
 
 Streamed argument pieces are held back and delivered whole in one final chunk, since a
 stream cannot take back a piece once the adapter has appended it.
+
+Requests go out with the changes of `compatible_request` (local servers' failures on an
+assistant message without content and on long string bounds).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from openai.types.chat.chat_completion_chunk import (
     ChoiceDeltaToolCall,
     ChoiceDeltaToolCallFunction,
 )
+
+from ._wire_compat import compatible_request
 
 __all__ = ["MALFORMED_ARGUMENTS_KEY", "GuardedAsyncOpenAI", "checked_arguments"]
 
@@ -94,7 +99,7 @@ class _Completions:
         self._inner = inner
 
     async def create(self, **kwargs: Any) -> Any:
-        result = await self._inner.create(**kwargs)
+        result = await self._inner.create(**compatible_request(kwargs))
         if kwargs.get("stream"):
             return _checked_stream(result)
         return _check_completion(result)

@@ -16,6 +16,7 @@ from google.adk.models.registry import LLMRegistry
 
 from adk_yuxi.errors import YuxiError
 
+from ._context_window import ContextSettingError, configured_context_window
 from ._demo import DEMO_MODEL_NAME, DemoLlm
 from ._openai import OpenAICompatibleLlm
 from ._openai_client import GuardedAsyncOpenAI
@@ -94,8 +95,18 @@ def _openai_compatible(value: str, model_name: str) -> OpenAICompatibleLlm:
             "OPENAI_API_KEY is not set (local hosts such as Ollama or vLLM accept any"
             " non-empty key)",
         )
+    try:
+        window = configured_context_window()
+    except ContextSettingError as exc:
+        raise ModelConfigError(value, str(exc)) from None
     client = GuardedAsyncOpenAI(api_key=api_key, base_url=base_url)
-    return OpenAICompatibleLlm(model=model_name, api_key=api_key, base_url=base_url, client=client)
+    return OpenAICompatibleLlm(
+        model=model_name,
+        api_key=api_key,
+        base_url=base_url,
+        client=client,
+        context_window=window,
+    )
 
 
 def _has_google_credentials() -> bool:

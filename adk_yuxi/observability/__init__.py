@@ -9,12 +9,14 @@ request spans itself, and `RunIdOnRequest` adds the run to them);
 `traced_mcp_http_client` carries `traceparent` across to an MCP server.
 `enable_prometheus` installs the metrics SDK with its Prometheus reader (the
 `observability` extra), which `yuxi serve api` and `yuxi serve knowledge` do with
-`--metrics-port` or `--metrics-path`.
+`--metrics-port` or `--metrics-path`; it bounds the tool names and HTTP methods of
+every series, ADK's too (`BoundedLabels`, `know_tools`).
 """
 
 from __future__ import annotations
 
 from ._asgi import RunIdOnRequest, TracedRequests
+from ._labels import OTHER_METHOD, UNKNOWN_TOOL, BoundedLabels, know_tools
 from ._metrics import (
     METER_NAME,
     YuxiMetrics,
@@ -29,6 +31,9 @@ from ._tracing import INSTRUMENTATION_NAME, use_tracer_provider
 __all__ = [
     "INSTRUMENTATION_NAME",
     "METER_NAME",
+    "OTHER_METHOD",
+    "UNKNOWN_TOOL",
+    "BoundedLabels",
     "PrometheusExposition",
     "RunIdOnRequest",
     "TracedRequests",
@@ -36,6 +41,7 @@ __all__ = [
     "enable_prometheus",
     "inject_trace_context",
     "instruments",
+    "know_tools",
     "traced_mcp_http_client",
     "use_meter_provider",
     "use_tracer_provider",

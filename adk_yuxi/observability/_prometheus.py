@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._extras import require_extra
+from ._labels import BoundedLabels
 from ._metrics import use_meter_provider
 
 __all__ = ["EXTRA", "PrometheusExposition", "enable_prometheus"]
@@ -79,11 +80,14 @@ def enable_prometheus(service_name: str, *, set_global: bool = True) -> Promethe
     """Records the process's metrics into a new Prometheus exposition. `set_global`
     installs its provider as the process's global one (ADK's own instruments, such as
     model and tool call latency, record there); it can be set once per process. Without
-    it only adk_yuxi's instruments are bound to it (an embedding app's or a test's)."""
+    it only adk_yuxi's instruments are bound to it (an embedding app's or a test's).
+    Either way the tool names and HTTP methods of every series are bounded
+    (`BoundedLabels`)."""
     exposition = PrometheusExposition(service_name)
+    bounded = BoundedLabels(exposition.provider)
     if set_global:
         from opentelemetry import metrics
 
-        metrics.set_meter_provider(exposition.provider)
-    use_meter_provider(exposition.provider)
+        metrics.set_meter_provider(bounded)
+    use_meter_provider(bounded)
     return exposition

@@ -14,6 +14,7 @@ whitelist), agent tools as ADK `AgentTool`s.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from google.adk.agents import LlmAgent
@@ -28,6 +29,7 @@ from .._adk import mark_a2a_agent_unavailable
 from ..ledger import LedgerPlugin
 from ..mcp import McpResultPlugin, McpServerRegistry
 from ..models import resolve_model
+from ..observability._labels import know_tools
 from ..skills import KNOWLEDGE_TOOL_NAMES, SkillCatalog
 from ..tools import ToolRegistry, default_registry
 from ..tools.base import BASE_TOOLS, base_tool
@@ -36,10 +38,12 @@ from ._capabilities import DEFAULT_CAPABILITIES, Assembly, Capability
 from ._catalog import AgentCatalog
 from ._config import AgentConfig, AgentConfigError
 from ._guards import guard_plugins
+from ._known_tools import app_tool_names
 from ._plugin import AuthorizationPlugin
 from ._principals import Access, AccessLike
 from ._refusals import RefusalHook
 from ._rights import LiveRights
+from ._run_config import RunDefaultsPlugin
 from ._toolbox import Toolbox
 from ._toolset import YuxiToolset
 from ._tree import AgentTree
@@ -236,6 +240,7 @@ def build_app(
     base = _base_tools(chosen)
     tree = _tree(agent, catalog)
     check_tree(tree, box.registry, box.skills, box.mcp_servers, base=base)
+    know_tools(app_tool_names(tree.configs, box.tools))
     factory = TreeRuntimeFactory.of(
         tree,
         registry=box.registry,
@@ -292,19 +297,24 @@ def build_app(
         policy=tree.config(tree.root).context,
         root_model=root_model,
     )
-    staged: dict[str, list[BasePlugin]] = {"early": [], "late": [], "last": []}
     compaction = None
+    for capability in chosen:
+        if isinstance(capability, Capability):
+            compaction = compaction or capability.compaction(assembly)
+    assembly = replace(assembly, compaction=compaction)
+    staged: dict[str, list[BasePlugin]] = {"first": [], "early": [], "late": [], "last": []}
     for capability in chosen:
         if isinstance(capability, BasePlugin):
             staged["late"].append(capability)
-            continue
-        staged[capability.stage].extend(capability.plugins(assembly))
-        compaction = compaction or capability.compaction(assembly)
+        else:
+            staged[capability.stage].extend(capability.plugins(assembly))
     return App(
         name=name or tree.root,
         root_agent=agents[tree.root],
         plugins=[
             plugin,
+            *staged["first"],
+            RunDefaultsPlugin(),
             McpResultPlugin(),
             *staged["early"],
             *guards,

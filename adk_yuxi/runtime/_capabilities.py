@@ -30,11 +30,14 @@ from ..models import resolve_model
 from ._compaction import compaction_config
 from ._context_policy import ContextPolicy
 from ._offload import OFFLOAD_PLUGIN_NAME, ToolResultOffloadPlugin
+from ._prompt_estimate import prompt_estimate_plugins
 
 if TYPE_CHECKING:
     from ._plugin import AuthorizationPlugin
 
 __all__ = ["Assembly", "Capability", "Compaction", "Offload", "RunRecords"]
+
+Stage = Literal["first", "early", "late", "last"]
 
 
 @dataclass(frozen=True)
@@ -46,16 +49,20 @@ class Assembly:
     workspace: str | Path | None
     policy: ContextPolicy
     root_model: BaseLlm
+    compaction: EventsCompactionConfig | None = None
+    """ADK's events compaction of the app, once the capabilities have set it."""
 
 
 class Capability:
     """A unit of an app: its plugins and the base tools (`adk_yuxi.tools.base`) that
     act through them. `stage` orders the plugins: ``early`` right after the
     authorization plugin (what must see every run first), ``late`` after the guards,
-    ``last`` at the very end (a plugin that answers with a new result ends ADK's chain).
+    ``last`` at the very end (a plugin that answers with a new result ends ADK's chain);
+    ``first`` before everything but the authorization plugin (what must see every model
+    call, such as the prompt-size estimate compaction reads).
     """
 
-    stage: ClassVar[Literal["early", "late", "last"]] = "late"
+    stage: ClassVar[Stage] = "late"
     base_tools: ClassVar[tuple[str, ...]] = ()
 
     def plugins(self, assembly: Assembly) -> Sequence[BasePlugin]:
@@ -81,7 +88,7 @@ class RunRecords(Capability):
     lease_seconds: float = 120.0
     workspaces: WorkspaceRoot | None = None
 
-    stage: ClassVar[Literal["early", "late", "last"]] = "early"
+    stage: ClassVar[Stage] = "early"
     base_tools: ClassVar[tuple[str, ...]] = (
         "ask_user_question",
         "mark_for_improvement",
@@ -112,7 +119,7 @@ class Offload(Capability):
 
     name: str = OFFLOAD_PLUGIN_NAME
 
-    stage: ClassVar[Literal["early", "late", "last"]] = "last"
+    stage: ClassVar[Stage] = "last"
     base_tools: ClassVar[tuple[str, ...]] = ("read_tool_result",)
 
     def plugins(self, assembly: Assembly) -> Sequence[BasePlugin]:
@@ -128,13 +135,22 @@ class Compaction(Capability):
 
     summarizer: BaseLlm | BaseEventsSummarizer | str | None = None
 
+    stage: ClassVar[Stage] = "first"
+
     def compaction(self, assembly: Assembly) -> EventsCompactionConfig | None:
         chosen = self.summarizer
         if chosen is None and assembly.policy.summarizer_model is not None:
             chosen = assembly.policy.summarizer_model
         if isinstance(chosen, str):
             chosen = resolve_model(chosen)
-        return compaction_config(assembly.policy, chosen or assembly.root_model)
+        return compaction_config(
+            assembly.policy, chosen or assembly.root_model, agent_model=assembly.root_model
+        )
+
+    def plugins(self, assembly: Assembly) -> Sequence[BasePlugin]:
+        """The prompt-size estimate token-threshold compaction reads (when it compacts
+        by token threshold), for models that report no usage."""
+        return prompt_estimate_plugins(assembly.compaction)
 
 
 DEFAULT_CAPABILITIES: tuple[Capability, ...] = (Offload(), Compaction())

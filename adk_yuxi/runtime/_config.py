@@ -35,7 +35,10 @@ class Limits(BaseModel):
     a `MAX_LLM_CALLS` error event instead of making it. A tool call past
     `max_tool_calls_per_turn` does not run and ends the run (`MAX_TOOL_CALLS`). A tool
     that raises is reported to the model as `tool_failed`; past `max_tool_failures`
-    such failures the run ends (`TOOL_FAILURES`).
+    such failures the run ends (`TOOL_FAILURES`). An error a tool returns (`{"error":
+    ...}`) and a repaired call count as failures too. The same failing call (one tool,
+    the same arguments) made `stop_after_same_failure` times ends the run at once
+    (`REPEATED_TOOL_FAILURE`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -44,6 +47,7 @@ class Limits(BaseModel):
     max_tool_calls_per_turn: int = Field(default=100, ge=1, le=10_000)
     early_stopping: Literal["generate", "force"] = "generate"
     max_tool_failures: int = Field(default=3, ge=0, le=100)
+    stop_after_same_failure: int = Field(default=3, ge=2, le=100)
 
 
 class ToolRetrieval(BaseModel):

@@ -10,10 +10,14 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from pydantic import BaseModel
 
+from ..errors import RunStopped
 from ..guards import (
     BM25ToolRetriever,
     CallRepairPlugin,
     Charge,
+    ContextOverflowPlugin,
+    EmptyReplyPlugin,
+    ReturnedFailurePlugin,
     StructuredAnswerInvalid,
     StructuredOutputPlugin,
     ToolRetrievalPlugin,
@@ -68,6 +72,21 @@ class RunFailureLedger:
             attempt=failures.total, limit=failures.limit, within=within and not last, last=last
         )
 
+    def halt(self, ctx: ReadonlyContext, stop: type[RunStopped], text: str) -> None:
+        """Ends the run at its next model call with `stop` (its text `text`)."""
+        run = self.plugin.run_of(ctx)
+        if run is None or run.stop is not None:
+            return
+        run.stop = stop
+        run.stop_text = text
+        self.plugin.reporter.record(
+            stop.CODE.lower(),
+            user_id=run.user_id,
+            invocation_id=run.invocation_id,
+            tool=None,
+            detail=text,
+        )
+
     def stop_response(self, ctx: ReadonlyContext) -> LlmResponse | None:
         return None  # the authorization plugin ends the run
 
@@ -83,9 +102,11 @@ def guard_plugins(
     retriever: ToolRetriever | None = None,
     output_schema: type[BaseModel] | None = None,
 ) -> list[BasePlugin]:
-    """Retrieval (when configured), then call repair (always), then structured output
-    (when the root agent has an output schema)."""
-    plugins: list[BasePlugin] = []
+    """The retry of a call the model's context could not take and the text of an empty
+    reply (always), retrieval (when configured), then call repair and the charging of
+    returned tool errors (always), then structured output (when the root agent has an
+    output schema)."""
+    plugins: list[BasePlugin] = [ContextOverflowPlugin(), EmptyReplyPlugin()]
     retrieval = config.tool_retrieval
     if retrieval is not None:
         # Framework tools stay declared: the final answer and the handoff between agents.
@@ -101,7 +122,10 @@ def guard_plugins(
             )
         )
     schema = None if output_schema is None else output_schema.__name__
-    plugins.append(CallRepairPlugin(RunFailureLedger(plugin, schema)))
+    ledger = RunFailureLedger(plugin, schema)
+    plugins.append(CallRepairPlugin(ledger))
+    repeats = config.limits.stop_after_same_failure
+    plugins.append(ReturnedFailurePlugin(ledger, repeat_limit=repeats))
     if output_schema is not None:
         plugins.append(StructuredOutputPlugin())
     return plugins

@@ -9,11 +9,18 @@ saved through the tool context's artifact service: session-scoped, under
 its Artifacts tab). The model gets its head, its size and the artifact's name, and
 reads on with `read_tool_result`.
 
-Never offloaded: results that carry media (ADK gives it to the model as parts, not
-text), results of tools that page their own output (the knowledge server's,
-as a built-in MCP server; `web_fetch`, `web_search` and `ocr_parse_file`), framework
-answers the model must see whole (the final structured answer, handoffs, loaded skills, the user's
-answers to questions) and `read_tool_result` itself; and the config's `exempt_tools`.
+Never offloaded (decided by what the tool is, never by its name: `_offload_exempt`):
+results that carry media (a `Part` with bytes or a URI: ADK gives it to the model as
+parts, not text), results of the platform's tools that page their own output (the
+knowledge server's, as a built-in MCP server; its `web_fetch`, `web_search` and
+`ocr_parse_file`), answers the model must see whole (ADK's final structured answer,
+handoffs and loaded skills; the user's answers to questions; `read_tool_result` itself);
+and the config's `exempt_tools`, the deployer's own choice by name.
+
+Before any of that, every result is bounded (`jsonbounds`): one nested too deep, that
+contains itself, or holds an integer too long, NaN or a lone surrogate reaches the model
+and the session as a bounded copy with its cut parts marked, and a note saying so; so
+no tool result can make the session unreadable.
 
 The plugin goes last: it answers with a new result (the tool's own is never changed in
 place; it may be shared), and ADK stops at the first plugin that answers.
@@ -31,43 +38,39 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.computer_use.computer_use_tool import ComputerUseTool
 from google.adk.tools.mcp_tool.mcp_tool import McpTool
-from google.adk.tools.set_model_response_tool import SetModelResponseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from typing_extensions import override
 
+from .._sql.jsonbounds import CUT_MARK, Bounded, bound_json
+from ..observability._labels import know_tools
 from ..tools.base.read_tool_result import NAME as READ_TOOL
 from ..tools.base.read_tool_result import STORED_RESULT_PREFIX
-from ._handoff import TRANSFER_TOOL
 from ._offload_config import ToolResultOffload
+from ._offload_exempt import carries_media, pages_own_output, wants_whole_result
 
 if TYPE_CHECKING:
     from ._plugin import AuthorizationPlugin
     from ._runtime import Runtime
 
-__all__ = ["OFFLOAD_PLUGIN_NAME", "PAGED_TOOLS", "WHOLE_RESULT_TOOLS", "ToolResultOffloadPlugin"]
+__all__ = ["OFFLOAD_PLUGIN_NAME", "ToolResultOffloadPlugin", "bounded_answer"]
 
 OFFLOAD_PLUGIN_NAME = "yuxi_tool_result_offload"
-PAGED_TOOLS = frozenset({"web_fetch", "web_search", "ocr_parse_file"})
-"""Local tools that bound and page their own results (by offset, by result count)."""
-WHOLE_RESULT_TOOLS = frozenset(
-    {READ_TOOL, SetModelResponseTool.NAME, TRANSFER_TOOL, "load_skill", "ask_user_question"}
-)
-"""Results the model must see whole, or that are already a window."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 logger = logging.getLogger("adk_yuxi.runtime.offload")
 
 
-def carries_media(value: Any, depth: int = 0) -> bool:
-    """Whether ADK hands part of this result to the model as media (a `Part` with
-    bytes or a URI, returned as is, among its entries or one container further down):
-    such a result reaches the model as parts, not as text, and is left to ADK."""
-    if isinstance(value, types.Part):
-        return True
-    if depth > 1 or not isinstance(value, dict | list | tuple):
-        return False
-    entries = value.values() if isinstance(value, dict) else value
-    return any(carries_media(v, depth + 1) for v in entries)
+def bounded_answer(bounded: Bounded) -> dict[str, Any]:
+    """What the model and the session get for a result past the storage bounds: the
+    bounded copy, and why it is not the tool's result as it was."""
+    reasons = ", ".join(sorted(bounded.reasons))
+    return {
+        "bounded_result": bounded.value,
+        "note": (
+            f"The tool's result could not be stored as it was ({reasons}); this is a"
+            f" bounded copy, its cut parts replaced by strings starting {CUT_MARK!r}."
+        ),
+    }
 
 
 def result_text(result: Any) -> tuple[str, str]:
@@ -143,7 +146,7 @@ class ToolResultOffloadPlugin(BasePlugin):
         """Knowledge and web tools page their own results: not stored twice."""
         if isinstance(tool, McpTool):
             return runtime.builtin_server_of(tool) is not None
-        return tool.name in PAGED_TOOLS and runtime.tools.local.get(tool.name) is tool
+        return pages_own_output(tool)
 
     @override
     async def after_tool_callback(
@@ -154,7 +157,20 @@ class ToolResultOffloadPlugin(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
-        if tool.name in WHOLE_RESULT_TOOLS:
+        if type(tool) is not BaseTool:  # a real tool (a name the model made up is not)
+            know_tools((tool.name,))
+        bounded = bound_json(result, text=True)
+        answer = bounded_answer(bounded) if bounded.changed else None
+        if answer is not None:
+            logger.warning("a result of %r was bounded: %s", tool.name, sorted(bounded.reasons))
+            result = answer
+        offloaded = await self._offload(tool, tool_context, result)
+        return answer if offloaded is None else offloaded
+
+    async def _offload(
+        self, tool: BaseTool, tool_context: ToolContext, result: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        if wants_whole_result(tool):
             return None
         runtime = self._runtime(tool_context)
         policy = None if runtime is None else runtime.context.config.offload_tool_results
@@ -164,7 +180,7 @@ class ToolResultOffloadPlugin(BasePlugin):
             return None  # its media reaches the model as parts
         try:
             text, mime_type = result_text(result)
-        except (ValueError, TypeError, RecursionError):
+        except (ValueError, TypeError):
             return None  # not JSON: left to ADK, as without this plugin
         data = text.encode("utf-8")
         if len(data) <= policy.max_inline_bytes or self.pages_itself(tool, runtime):

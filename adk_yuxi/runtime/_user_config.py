@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 
 __all__ = ["admin_only_fields", "config_from_user"]
 
-_CEILINGS = ("max_llm_calls", "max_tool_calls_per_turn", "max_tool_failures")
+_CEILINGS = (
+    "max_llm_calls",
+    "max_tool_calls_per_turn",
+    "max_tool_failures",
+    "stop_after_same_failure",
+)
 
 
 def config_from_user(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,13 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, SchemaValidator
 
 from .._sql.errors import InvalidValueError
+from .._sql.jsonbounds import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    bound_json_text,
+    bound_model,
+    json_depth_over,
+)
 from ._fast_events import FAST_CODEC, fast_event_list_validator, fast_event_validator
 from ._strict_equal import strict_equal
 
@@ -34,6 +42,11 @@ __all__ = ["FAST_CODEC", "FAST_EVENTS_ENV", "decode_events", "encode_event"]
 
 FAST_EVENTS_ENV = "YUXI_FAST_EVENTS"
 _log = logging.getLogger(__name__)
+_EVENT_DEPTH = MAX_DEPTH + 20
+"""Nesting of an event's JSON past which its free-form values are bounded (each to
+`MAX_DEPTH`, inside an event's own dozen levels); pydantic reads 200 at most."""
+_LONG_INT = re.compile(f"[0-9]{{{MAX_INT_DIGITS + 1}}}")
+_PAST_BOUNDS = ("depth exceeded", "Circular reference")
 _validators: list[tuple[SchemaValidator, SchemaValidator] | None] = []
 
 
@@ -52,10 +65,30 @@ def _fast() -> tuple[SchemaValidator, SchemaValidator] | None:
 
 
 def encode_event(event: Event) -> str:
-    """The event as ADK's JSON (``exclude_none``), as ADK's own services store it."""
+    """The event as ADK's JSON (``exclude_none``), as ADK's own services store it.
+
+    An event from any source (a tool's result, a model's call) whose free-form values
+    are nested too deep, contain themselves or hold an integer too long to read back
+    is stored with those values bounded and marked (`jsonbounds`): the session stays
+    readable. Lone surrogates are refused (`InvalidValueError`)."""
     try:
-        return event.model_dump_json(exclude_none=True)
-    except PydanticSerializationError as exc:  # lone surrogates: not UTF-8 text
+        data = event.model_dump_json(exclude_none=True)
+    except PydanticSerializationError as exc:
+        if not any(reason in str(exc) for reason in _PAST_BOUNDS):
+            raise InvalidValueError(f"Invalid event {event.id!r}: {exc}") from None
+        data = None
+    if (
+        data is not None
+        and not json_depth_over(data, _EVENT_DEPTH)
+        and (len(data) <= MAX_INT_DIGITS or _LONG_INT.search(data) is None)
+    ):
+        return data
+    bounded, reasons = bound_model(event)
+    if reasons:
+        _log.warning("Event %r stored bounded: %s", event.id, ", ".join(sorted(reasons)))
+    try:
+        return bounded.model_dump_json(exclude_none=True)
+    except PydanticSerializationError as exc:
         raise InvalidValueError(f"Invalid event {event.id!r}: {exc}") from None
 
 
@@ -86,12 +119,28 @@ def _decode(rows: Sequence[Any]) -> tuple[list[Event], list[int]]:
             run.append(data)
             continue
         _flush(run, fast, events)
-        event = Event.model_validate_json(data)
+        event = _full(data)
         if fast is not None and _reads_the_same(fast[0], data, event):
             proven.append(index)
         events.append(event)
     _flush(run, fast, events)
     return events, proven
+
+
+def _full(data: str) -> Event:
+    """ADK's own validation of one row; a row past the reader's bounds (stored before
+    they were enforced on write) reads with its deepest values and longest integers
+    replaced by markers, so it can still be read and deleted."""
+    try:
+        return Event.model_validate_json(data)
+    except ValidationError as exc:
+        if all(error["type"] != "json_invalid" for error in exc.errors()):
+            raise
+        bounded = bound_json_text(data)
+        if bounded == data:
+            raise
+    _log.warning("An event row past the reader's bounds is read bounded")
+    return Event.model_validate_json(bounded)
 
 
 def _reads_the_same(fast: SchemaValidator, data: str, full: Event) -> bool:
@@ -110,5 +159,5 @@ def _flush(
     try:
         out.extend(fast[1].validate_json("[" + ",".join(run) + "]"))
     except ValidationError:
-        out.extend(Event.model_validate_json(data) for data in run)
+        out.extend(_full(data) for data in run)
     run.clear()

@@ -44,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from .._adk import (
     apply_temp_state,
     commit_event_to_session,
+    read_for_a_run,
     set_storage_marker,
     storage_marker,
     trim_temp_delta_state,
@@ -70,7 +71,9 @@ from ._rows import (
     marker,
     parse_marker,
 )
-from ._window import stored_floor, wants_window
+from ._window import SessionWindow, stored_floor, wants_window
+
+_RUN_WINDOW = SessionWindow()
 
 
 class SqlSessionService(BaseSessionService):
@@ -80,10 +83,21 @@ class SqlSessionService(BaseSessionService):
       db: An SQLAlchemy async URL (``sqlite+aiosqlite:///app.db``,
         ``postgresql+asyncpg://user@host/db``; ``sqlite://``, ``postgresql://`` and
         the ``yuxi+`` CLI schemes are accepted too) or an existing ``AsyncEngine``.
+      window_runs: Read through a ``SessionWindow`` when ADK's Runner reads the session
+        to run a turn without a ``get_session_config`` of its own (``adk run``,
+        ``adk web``, a ``Runner.run_async`` without a run config). Every other read
+        without a config (listing, export, ``adk web``'s session view) stays whole.
       **engine_kwargs: Passed to ``create_async_engine`` when ``db`` is a URL.
     """
 
-    def __init__(self, db: str | URL | AsyncEngine | SqlStore, **engine_kwargs: Any) -> None:
+    def __init__(
+        self,
+        db: str | URL | AsyncEngine | SqlStore,
+        *,
+        window_runs: bool = True,
+        **engine_kwargs: Any,
+    ) -> None:
+        self.window_runs = window_runs
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._object_locks = SessionObjectLocks()
         self._marks = FastMarks(self._store)
@@ -155,6 +169,8 @@ class SqlSessionService(BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        if config is None and self.window_runs and read_for_a_run():
+            config = _RUN_WINDOW  # first, while the caller's frame is the one below
         app_name = check_app_name(app_name)
         user_id = check_user_id(user_id)
         session_id = check_session_id(session_id)

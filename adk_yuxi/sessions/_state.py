@@ -29,6 +29,7 @@ from typing import Any
 from google.adk.sessions.state import State
 
 from .._sql.errors import InvalidValueError
+from .._sql.jsonbounds import MAX_INT_DIGITS
 from .._sql.jsoncodec import check_text, dumps, dumps_checked, json_safe, loads
 from .._sql.store import Tx
 from .._sql.urls import Backend
@@ -85,6 +86,7 @@ def split_state(
 
 
 _PATCHABLE = frozenset({str, int, bool})
+_INT_BOUND = 10**MAX_INT_DIGITS
 
 
 def plain_session_patch(delta: Mapping[str, Any]) -> str | None:
@@ -97,6 +99,8 @@ def plain_session_patch(delta: Mapping[str, Any]) -> str | None:
         kind = type(value)
         if kind not in _PATCHABLE and not (kind is float and value - value == 0.0):
             return None
+        if kind is int and not -_INT_BOUND < value < _INT_BOUND:
+            return None  # too long to read back: `json_safe` bounds it
     return dumps_checked(delta, "state value under session keys")
 
 

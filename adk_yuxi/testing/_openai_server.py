@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-__all__ = ["ChatTurn", "ErrorReply", "OpenAIScriptServer", "ToolCall"]
+__all__ = ["ChatTurn", "EmptyReply", "ErrorReply", "OpenAIScriptServer", "ToolCall"]
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,28 @@ class ErrorReply:
 
     status: int
     message: str = "The server had an error while processing your request."
+    kind: str = "server_error"
+    code: str | int | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    """More members of the error object, as some servers send them (llama.cpp's
+    `n_prompt_tokens` and `n_ctx` with a context-size refusal)."""
 
 
-ChatTurn = str | ToolCall | Sequence[ToolCall] | ErrorReply | Callable[[dict[str, Any]], Any]
-"""Text, one or more tool calls, a refusal, or a callable that sees the request body (a
-coroutine function too: its awaited result is the turn, and the server serves other
-requests while it waits)."""
+@dataclass(frozen=True)
+class EmptyReply:
+    """A completion with no content and no tool call; `refusal` is sent as OpenAI's
+    `message.refusal` when given."""
+
+    finish_reason: str = "stop"
+    refusal: str | None = None
+
+
+ChatTurn = (
+    str | ToolCall | Sequence[ToolCall] | ErrorReply | EmptyReply | Callable[[dict[str, Any]], Any]
+)
+"""Text, one or more tool calls, a refusal, an empty reply, or a callable that sees the
+request body (a coroutine function too: its awaited result is the turn, and the server
+serves other requests while it waits)."""
 
 
 def _normalise(turn: Any, body: dict[str, Any]) -> tuple[str | None, list[ToolCall]]:
@@ -56,13 +72,23 @@ def _normalise(turn: Any, body: dict[str, Any]) -> tuple[str | None, list[ToolCa
         return _normalise(turn(body), body)
     if isinstance(turn, str):
         return turn, []
+    if isinstance(turn, EmptyReply):
+        return None, []
     if isinstance(turn, ToolCall):
         return None, [turn]
     return None, list(turn)
 
 
-def _error(status: int, message: str, kind: str) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
+def _error(
+    status: int, message: str, kind: str, code: str | int | None = None, **fields: Any
+) -> JSONResponse:
+    body = {"message": message, "type": kind, "code": code, **fields}
+    return JSONResponse({"error": body}, status)
+
+
+def _estimated_tokens(body: dict[str, Any]) -> int:
+    """About four characters a token, over the messages and tools sent."""
+    return max(len(json.dumps(body.get("messages", []))) // 4, 1)
 
 
 class OpenAIScriptServer:
@@ -70,11 +96,25 @@ class OpenAIScriptServer:
 
     Use as a context manager; `base_url` is what `OPENAI_BASE_URL` should be set to and
     `requests` holds every JSON body received, for assertions on what the client sent.
+    `models` (the `data` of `/v1/models`) and `props` (llama.cpp's `/props`) are served
+    when given, so a client can read the context a server reports. `usage="estimate"`
+    reports about a token per four characters sent instead of a fixed 10.
     """
 
-    def __init__(self, script: Sequence[ChatTurn] = (), *, api_key: str = "test-key") -> None:
+    def __init__(
+        self,
+        script: Sequence[ChatTurn] = (),
+        *,
+        api_key: str = "test-key",
+        models: list[dict[str, Any]] | None = None,
+        props: dict[str, Any] | None = None,
+        usage: str = "fixed",
+    ) -> None:
         self.script: list[ChatTurn] = list(script)
         self.api_key = api_key
+        self.models = models
+        self.props = props
+        self.usage = usage
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
@@ -97,7 +137,13 @@ class OpenAIScriptServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self._port = sock.getsockname()[1]
-        app = Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])])
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._complete, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+                Route("/props", self._props, methods=["GET"]),
+            ]
+        )
         config = uvicorn.Config(app, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -124,6 +170,16 @@ class OpenAIScriptServer:
                 return None
             return self.script[index]
 
+    async def _models(self, request: Request) -> Response:
+        if self.models is None:
+            return _error(404, "Not found", "not_found")
+        return JSONResponse({"object": "list", "data": self.models})
+
+    async def _props(self, request: Request) -> Response:
+        if self.props is None:
+            return _error(404, "Not found", "not_found")
+        return JSONResponse(self.props)
+
     async def _complete(self, request: Request) -> Response:
         if request.headers.get("authorization") != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided.", "invalid_request_error")
@@ -141,16 +197,23 @@ class OpenAIScriptServer:
             # down a test that is already wrong.
             return _error(400, f"script exhausted after {len(self.script)} turns", "script")
         if isinstance(turn, ErrorReply):
-            return _error(turn.status, turn.message, "server_error")
+            return _error(turn.status, turn.message, turn.kind, turn.code, **turn.fields)
         content, calls = _normalise(turn, body)
         model = str(body.get("model", "scripted"))
+        prompt = _estimated_tokens(body) if self.usage == "estimate" else 10
+        usage = {"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": prompt + 5}
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return StreamingResponse(
-                self._stream(model, content, calls, include_usage),
+                self._stream(model, content, calls, usage if include_usage else None),
                 media_type="text/event-stream",
             )
-        return JSONResponse(self._completion(model, content, calls))
+        completion = self._completion(model, content, calls, usage)
+        if isinstance(turn, EmptyReply):
+            choice = completion["choices"][0]
+            choice["finish_reason"] = turn.finish_reason
+            choice["message"]["refusal"] = turn.refusal
+        return JSONResponse(completion)
 
     @staticmethod
     def _tool_call_json(index: int, call: ToolCall) -> dict[str, Any]:
@@ -163,7 +226,9 @@ class OpenAIScriptServer:
             "index": index,
         }
 
-    def _completion(self, model: str, content: str | None, calls: list[ToolCall]) -> dict[str, Any]:
+    def _completion(
+        self, model: str, content: str | None, calls: list[ToolCall], usage: dict[str, int]
+    ) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = [
@@ -183,11 +248,11 @@ class OpenAIScriptServer:
                     "logprobs": None,
                 }
             ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            "usage": usage,
         }
 
     async def _stream(
-        self, model: str, content: str | None, calls: list[ToolCall], include_usage: bool
+        self, model: str, content: str | None, calls: list[ToolCall], usage: dict[str, int] | None
     ) -> AsyncIterator[str]:
         ident = f"chatcmpl-{uuid.uuid4().hex[:12]}"
         created = int(time.time())
@@ -218,8 +283,7 @@ class OpenAIScriptServer:
             for piece in (arguments[:half], arguments[half:]):
                 yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
         yield chunk({}, "tool_calls" if calls else "stop")
-        if include_usage:
-            usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if usage is not None:
             payload = {
                 "id": ident,
                 "object": "chat.completion.chunk",

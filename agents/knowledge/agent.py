@@ -36,6 +36,7 @@ from adk_yuxi.knowledge import (
     DelegationKeys,
     KnowledgeServerThread,
     KnowledgeStore,
+    embedder_from_env,
     install_knowledge,
 )
 from adk_yuxi.mcp import McpServerRegistry
@@ -102,7 +103,7 @@ class LocalUsers:
 
 
 keys = DelegationKeys.generate()
-server = KnowledgeServerThread(DB, keys.verifier(), setup=seed)
+server = KnowledgeServerThread(DB, keys.verifier(), setup=seed, embedder=embedder_from_env())
 mcp_servers = McpServerRegistry()
 skills = SkillCatalog(default_registry, mcp_servers)
 install_knowledge(mcp_servers, skills, url=server.start(), signer=keys.signer())

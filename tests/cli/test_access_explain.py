@@ -30,7 +30,7 @@ from adk_yuxi.runtime import AgentCatalog, Refusal, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import default_registry
 from tests.conftest import function_responses, user_message
-from tests.e2e._cli import BIN, run_command
+from tests.e2e._cli import yuxi_here
 from tests.sql_backends import db_url, pg_schema
 
 __all__ = ["db_url", "pg_schema"]
@@ -100,9 +100,7 @@ async def real_run(
 
 def explain(db: str, agents: Path, *args: str) -> dict[str, Any]:
     options = ("--agents", str(agents), "--import", TOOLS, "--db", db, "--json")
-    done: subprocess.CompletedProcess[str] = run_command(
-        [str(BIN / "yuxi"), "access", "explain", *args, *options]
-    )
+    done: subprocess.CompletedProcess[str] = yuxi_here(["access", "explain", *args, *options])
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result

@@ -39,7 +39,8 @@ def test_a_folder_is_walked_in_order_and_what_is_left_out_is_named(tmp_path: Pat
     outside.write_text("PRIVATE KEY\n")
     os.symlink(outside, docs / "key.md")
     os.symlink(tmp_path, docs / "loop")
-    assert yuxi("kb", "create", "Docs", "--id", "docs", "--db", db).exit_code == 0
+    assert yuxi("access", "user", "add", "ann", "--db", db).exit_code == 0
+    assert yuxi("kb", "create", "Docs", "--id", "docs", "--owner", "ann", "--db", db).exit_code == 0
     done = yuxi("kb", "ingest", "docs", str(docs), "--db", db)
     assert done.exit_code == 0, done.output
     out = done.output
@@ -66,7 +67,8 @@ def test_two_files_of_one_name_are_refused_before_anything_is_written(tmp_path: 
         (tmp_path / "docs" / sub).mkdir(parents=True)
         (tmp_path / "docs" / sub / "index.md").write_text(f"Version {sub}.\n")
     (tmp_path / "docs" / "first.md").write_text("First.\n")
-    assert yuxi("kb", "create", "Docs", "--id", "docs", "--db", db).exit_code == 0
+    assert yuxi("access", "user", "add", "ann", "--db", db).exit_code == 0
+    assert yuxi("kb", "create", "Docs", "--id", "docs", "--owner", "ann", "--db", db).exit_code == 0
     refused = yuxi("kb", "ingest", "docs", str(tmp_path / "docs"), "--db", db)
     assert refused.exit_code == 2
     assert "2 files would be named 'index.md'" in refused.output
@@ -78,28 +80,26 @@ def test_two_files_of_one_name_are_refused_before_anything_is_written(tmp_path: 
     assert nothing.exit_code == 1 and "no file to ingest in" in nothing.output
 
 
-def test_create_needs_an_existing_owner_or_says_whom_it_added(tmp_path: Path) -> None:
+def test_create_needs_an_existing_owner_and_adds_no_user(tmp_path: Path) -> None:
     db = tmp_path / "yuxi.db"
     ghost = yuxi("kb", "create", "Notes", "--owner", "ghost", "--db", str(db))
     assert ghost.exit_code == 1
     assert "no user 'ghost'" in ghost.output and "yuxi access user add ghost" in ghost.output
     assert not db.exists()  # no database made for a refused base
+    nobody = yuxi("kb", "create", "Notes", "--db", str(db))
+    assert nobody.exit_code == 2, nobody.output
+    assert "Missing option '--owner'" in nobody.output
+    assert "yuxi access user add USER" in nobody.output
+    assert not db.exists()
     assert yuxi("access", "user", "add", "ann", "--db", str(db)).exit_code == 0
     ghost = yuxi("kb", "create", "Notes", "--owner", "ghost", "--db", str(db))
     assert ghost.exit_code == 1 and "yuxi access user add ghost" in ghost.output
+    nobody = yuxi("kb", "create", "Notes", "--db", str(db))
+    assert nobody.exit_code == 2 and "Missing option '--owner'" in nobody.output
     assert yuxi("kb", "list", "--db", str(db)).output == ""
     owned = yuxi("kb", "create", "Notes", "--id", "n", "--owner", "ann", "--db", str(db))
     assert owned.output == "n\tNotes\n"
-    assert users(db) == ["ann"]
-    # Refused (the id is taken): the default owner is not added either.
-    taken = yuxi("kb", "create", "Other", "--id", "n", "--db", str(db))
-    assert taken.exit_code == 1 and users(db) == ["ann"]
-    added = yuxi("kb", "create", "Other", "--id", "o", "--db", str(db))
-    assert added.exit_code == 0
-    assert "added the user 'admin' (role user) to own 'Other', since no --owner" in added.output
-    assert users(db) == ["admin", "ann"]
-    again = yuxi("kb", "create", "Third", "--id", "t", "--db", str(db))
-    assert again.output == "t\tThird\n"  # the owner exists now: nothing to say
+    assert users(db) == ["ann"]  # never a user added behind the operator's back
 
 
 def test_a_walked_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path) -> None:

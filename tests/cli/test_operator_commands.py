@@ -1,5 +1,6 @@
-"""`yuxi runs`, `yuxi waitpoints`, `yuxi marks`: run as subprocesses on SQLite and on
-PostgreSQL, over rows the real Runner, ledger plugin and base tools wrote."""
+"""`yuxi runs`, `yuxi waitpoints`, `yuxi marks` on SQLite and on PostgreSQL, over rows the
+real Runner, ledger plugin and base tools wrote: in this process through click's runner,
+and as real processes where two takers race for one lease."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from adk_yuxi.testing import call
 from adk_yuxi.waitpoints import WaitpointStore
 from tests.base_tools._harness import APP, USER, make_runner, run, user_text
 from tests.base_tools.test_ask_user_question import COLOUR
-from tests.e2e._cli import BIN, run_command
+from tests.e2e._cli import BIN, run_command, yuxi_here
 from tests.sql_backends import db_url, pg_schema, services
 
 __all__ = ["db_url", "pg_schema", "services"]
@@ -27,6 +28,10 @@ pytestmark = pytest.mark.slow
 
 
 def yuxi(db: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return yuxi_here([*args, "--db", db])
+
+
+def yuxi_process(db: str, *args: str) -> subprocess.CompletedProcess[str]:
     return run_command([str(BIN / "yuxi"), *args, "--db", db])
 
 
@@ -36,8 +41,13 @@ def loaded(done: subprocess.CompletedProcess[str]) -> Any:
 
 
 async def commands(*calls: tuple[str, ...]) -> list[subprocess.CompletedProcess[str]]:
-    """Independent commands at once (each is a Python start-up)."""
-    return list(await asyncio.gather(*(asyncio.to_thread(yuxi, *c) for c in calls)))
+    """Independent commands, one after another in this process (off the test's loop)."""
+    return await asyncio.to_thread(lambda: [yuxi(*c) for c in calls])
+
+
+async def racing(*calls: tuple[str, ...]) -> list[subprocess.CompletedProcess[str]]:
+    """Commands at once, each a real `yuxi` process."""
+    return list(await asyncio.gather(*(asyncio.to_thread(yuxi_process, *c) for c in calls)))
 
 
 async def one_run(services: YuxiServices, script: list[Any], user: str = USER) -> str:
@@ -180,7 +190,7 @@ async def test_take_over_is_refused_while_a_worker_runs_and_won_once_after_expir
         lease_seconds=0.5,
     )
     await asyncio.sleep(0.6)
-    first, second = await commands(
+    first, second = await racing(
         (db_url, "runs", "take-over", dead.run_id, "--worker", "taker-a", "--json"),
         (db_url, "runs", "take-over", dead.run_id, "--worker", "taker-b", "--json"),
     )

@@ -9,13 +9,20 @@ from pathlib import Path
 import pytest
 
 from adk_yuxi.testing import OpenAIScriptServer
-from tests.e2e._cli import BIN, REPO, free_port, run_command
+from tests.e2e._cli import BIN, REPO, free_port, run_command, yuxi_here
 
 pytestmark = pytest.mark.slow
 
 
 def yuxi(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
+    """A real `yuxi` process: for the start-up itself, and for imports of a user's
+    module or agent folder (they would stay registered in this process)."""
     return run_command([str(BIN / "yuxi"), *args], cwd=cwd, **env)
+
+
+def here(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """`yuxi` in this process, for what a command answers."""
+    return yuxi_here(list(args), stdin=stdin, **env)
 
 
 def test_help_lists_the_commands() -> None:
@@ -27,7 +34,7 @@ def test_help_lists_the_commands() -> None:
 
 def test_demo_tour_persists_state_across_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "tour.db"
-    done = yuxi("demo", "--db", str(db))
+    done = here("demo", "--db", str(db))
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Offline demo model in use" in done.stderr
@@ -41,7 +48,7 @@ def test_demo_tour_persists_state_across_a_restart(tmp_path: Path) -> None:
 
 
 def test_tools_json_is_the_catalog() -> None:
-    done = yuxi("tools", "--json")
+    done = here("tools", "--json")
     assert done.returncode == 0, done.stderr
     entries = {e["id"]: e for e in json.loads(done.stdout)}
     assert entries["save_note"]["display_name"] == "Save a note"
@@ -49,7 +56,7 @@ def test_tools_json_is_the_catalog() -> None:
 
 
 def test_model_reports_unusable_configuration() -> None:
-    done = yuxi("model", YUXI_MODEL="openai/")
+    done = here("model", YUXI_MODEL="openai/")
     assert done.returncode == 1
     assert "YUXI_MODEL='openai/' cannot be used" in done.stderr
 
@@ -60,9 +67,9 @@ def test_web_check_tries_a_draft_key_from_stdin_without_printing_it() -> None:
     with ProviderFakeServer(api_key="good-key") as fake:
         env = {"DEEPSEEK_BASE_URL": fake.base_url(DEEPSEEK), "DEEPSEEK_API_KEY": "env-key"}
         args = ["web-check", "--provider", "deepseek", "--key-stdin"]
-        good = run_command([str(BIN / "yuxi"), *args], stdin="good-key\n", **env)
-        bad = run_command([str(BIN / "yuxi"), *args], stdin="draft-wrong\n", **env)
-        configured = yuxi("web-check", **env)
+        good = here(*args, stdin="good-key\n", **env)
+        bad = here(*args, stdin="draft-wrong\n", **env)
+        configured = here("web-check", **env)
     assert good.returncode == 0, good.stderr
     assert json.loads(good.stdout)["ok"] is True
     assert bad.returncode == 1
@@ -89,7 +96,7 @@ def test_web_check_tries_a_draft_key_from_stdin_without_printing_it() -> None:
     ],
 )
 def test_model_checks_what_a_run_needs(env: dict[str, str], expected: str) -> None:
-    done = yuxi("model", **env)
+    done = here("model", **env)
     assert done.returncode == 1, done.stdout
     assert expected in done.stderr
 
@@ -97,7 +104,7 @@ def test_model_checks_what_a_run_needs(env: dict[str, str], expected: str) -> No
 def test_model_prints_the_base_url_and_pings_it() -> None:
     with OpenAIScriptServer(["pong"], api_key="k") as server:
         env = {"YUXI_MODEL": "openai/qwen-plus", "OPENAI_API_KEY": "k"}
-        done = yuxi("model", "--ping", OPENAI_BASE_URL=server.base_url, **env)
+        done = here("model", "--ping", OPENAI_BASE_URL=server.base_url, **env)
     assert done.returncode == 0, done.stderr
     assert "OpenAICompatibleLlm: qwen-plus" in done.stdout
     assert f"base URL: {server.base_url}" in done.stdout
@@ -108,7 +115,7 @@ def test_model_prints_the_base_url_and_pings_it() -> None:
 def test_model_ping_names_a_host_that_is_down() -> None:
     base_url = f"http://127.0.0.1:{free_port()}/v1"
     env = {"YUXI_MODEL": "openai/m", "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": base_url}
-    done = yuxi("model", "--ping", **env)
+    done = here("model", "--ping", **env)
     assert done.returncode == 1
     assert "ping failed after" in done.stderr
     assert f"The model 'm' at {base_url} failed: Connection error." in done.stderr
@@ -143,10 +150,10 @@ def test_tools_imports_an_agent_folder() -> None:
 
 
 def test_tools_explains_an_import_that_fails(tmp_path: Path) -> None:
-    done = yuxi("tools", "--import", "no_such_module_here", cwd=tmp_path)
+    done = yuxi_here(["tools", "--import", "no_such_module_here"], cwd=tmp_path)
     assert done.returncode == 2
     assert "cannot import 'no_such_module_here'" in done.stderr
     assert "Traceback" not in done.stderr
-    not_agent = yuxi("tools", "--agent", str(tmp_path))
+    not_agent = here("tools", "--agent", str(tmp_path))
     assert not_agent.returncode == 2
     assert "is not an agent folder" in not_agent.stderr

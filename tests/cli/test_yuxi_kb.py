@@ -1,4 +1,5 @@
-"""`yuxi kb ...` and `yuxi serve knowledge`, run as a user would."""
+"""`yuxi kb ...` (through click's runner) and `yuxi serve knowledge` (a real process, over
+HTTP and stdio), as a user runs them."""
 
 from __future__ import annotations
 
@@ -10,21 +11,24 @@ from pathlib import Path
 import pytest
 
 from adk_yuxi.knowledge import DelegationKeys
-from tests.e2e._cli import BIN, cli_env, free_port, run_command
+from tests.e2e._cli import BIN, cli_env, free_port, yuxi_here
 from tests.knowledge.mcp_client import mcp_session
 
 pytestmark = pytest.mark.slow
 
 
 def yuxi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_command([str(BIN / "yuxi"), *args], cwd=cwd)
+    """`yuxi ARGS` in this process; `yuxi serve knowledge` below runs as a real process."""
+    return yuxi_here(list(args), cwd=cwd)
 
 
 def test_create_ingest_list_query(tmp_path: Path) -> None:
     (tmp_path / "guide.md").write_text("# 指南\n\n连接池大小等于核数。\n\nBackups run nightly.\n")
     (tmp_path / "faq.html").write_text("<html><body><p>Parking is free.</p></body></html>")
     db = str(tmp_path / "kb.db")
-    made = yuxi("kb", "create", "Handbook", "--id", "hb", "--public", "--db", db, cwd=tmp_path)
+    assert yuxi("access", "user", "add", "root", "--db", db, cwd=tmp_path).returncode == 0
+    made = yuxi("kb", "create", "Handbook", "--id", "hb", "--public", "--owner", "root",
+                "--db", db, cwd=tmp_path)  # fmt: skip
     assert made.returncode == 0, made.stderr
     assert made.stdout.strip() == "hb\tHandbook"
     added = yuxi("kb", "ingest", "hb", "guide.md", "faq.html", "--db", db, cwd=tmp_path)

@@ -15,7 +15,7 @@ from adk_yuxi.tools import register_tool
 from adk_yuxi.tools.builtin import documents
 
 from ..runtime._kit import Kit, function_responses, run_turn
-from .files import pdf_bytes
+from .files import docx_bytes, pdf_bytes
 from .ocr_pages import image_bytes, scanned_pdf_bytes
 
 pytestmark = pytest.mark.timeout(600)
@@ -120,3 +120,13 @@ async def test_virtual_paths_under_workspace_name_the_same_files(kit: Kit, works
     for attempt, result in zip(attempts[1:], refused, strict=True):
         assert result["error"]["code"] == "resource_not_available", attempt
         assert "secret" not in str(result)
+
+
+async def test_a_damaged_zip_is_a_corrupt_document(kit: Kit, workspace: Path) -> None:
+    """A docx whose zip header `zipfile` refuses with NotImplementedError (the example
+    that once escaped as a raw error) is answered as corrupt_document."""
+    original = docx_bytes(["text"], "T")
+    (workspace / "damaged.docx").write_bytes(original[:1220] + b"\x00\x00@" + original[1223:])
+    (result,) = await parse_all(kit, workspace, [{"path": "damaged.docx"}])
+    assert result["error"]["code"] == "corrupt_document"
+    assert "damaged" in result["error"]["message"]

@@ -11,14 +11,12 @@ from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.events import Event
 from google.adk.models.base_llm import BaseLlm
-from google.adk.runners import Runner
-from google.adk.sessions import InMemorySessionService
 from pydantic import BaseModel
 
 from adk_yuxi.models import resolve_model
 from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
+from adk_yuxi.testing import run_turn
 from adk_yuxi.tools import tool
-from tests.conftest import user_message
 from tests.runtime._kit import Kit
 
 
@@ -83,22 +81,8 @@ def app_for(
 
 
 async def turn(app: App, message: str, *, streaming: bool = False) -> list[Event]:
-    sessions = InMemorySessionService()
-    runner = Runner(app=app, session_service=sessions)
-    session = await sessions.create_session(app_name=app.name, user_id="alice")
     mode = StreamingMode.SSE if streaming else StreamingMode.NONE
-    try:
-        return [
-            event
-            async for event in runner.run_async(
-                user_id="alice",
-                session_id=session.id,
-                new_message=user_message(message),
-                run_config=RunConfig(streaming_mode=mode),
-            )
-        ]
-    finally:
-        await runner.close()
+    return await run_turn(app, message, user_id="alice", run_config=RunConfig(streaming_mode=mode))
 
 
 def openai_model(monkeypatch: pytest.MonkeyPatch, base_url: str, prefix: str = "") -> BaseLlm:

@@ -23,6 +23,7 @@ from adk_yuxi.models import REACT_PARSE_FAILED, ReactLlm
 from adk_yuxi.models._react_format import ReactParseError, action_text, parse_reply
 from adk_yuxi.testing import OpenAIScriptServer, ScriptedLlm
 from tests._linear import assert_linear
+from tests._profiles import examples
 from tests.runtime._kit import Kit
 
 from ._kit import app_for, guard_kit, openai_model, responses, turn
@@ -135,7 +136,7 @@ REPLIES = st.lists(MARKUP | st.text(max_size=4), max_size=30).map("".join)
 
 
 @given(REPLIES)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_any_reply_parses_or_raises_the_parse_error(reply: str) -> None:
     try:
         parsed = parse_reply(reply)
@@ -156,7 +157,7 @@ JSON = st.recursive(
 
 
 @given(NAMES, st.dictionaries(st.text(max_size=8), JSON, max_size=4), ONE_LINE)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_a_written_action_reads_back(name: str, args: dict[str, Any], thought: str) -> None:
     text = action_text(types.FunctionCall(name=name, args=args), thought=thought)
     parsed = parse_reply(text)
@@ -165,7 +166,7 @@ def test_a_written_action_reads_back(name: str, args: dict[str, Any], thought: s
 
 
 @given(ONE_LINE, st.text(max_size=60))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_an_answer_reads_back_whatever_it_holds(thought: str, answer: str) -> None:
     parsed = parse_reply(f"Thought: {thought}\nAnswer: {answer}")
     assert parsed.answer == answer.strip()
@@ -181,14 +182,14 @@ OLD_FENCE = re.compile(r"^\s*```(?:json)?\s*(?P<body>.*?)\s*```\s*$", re.S | re.
         st.sampled_from(["`", "```", "json", "JSON", " ", "\n", "{}", "x", "js"]), max_size=12
     ).map("".join)
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_the_fence_reads_as_the_pattern_did(text: str) -> None:
     old = OLD_FENCE.match(text)
     assert fenced_body(text) == (old.group("body") if old else text.strip())
 
 
 @given(JSON, st.sampled_from(["json", "JSON", ""]), st.text(string.whitespace, max_size=3))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_a_fenced_json_value_reads_back(value: Any, tag: str, blank: str) -> None:
     text = f"{blank}```{tag}\n{json.dumps(value)}\n```{blank}"
     assert json.loads(fenced_body(text)) == value

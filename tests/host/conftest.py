@@ -17,7 +17,7 @@ from adk_yuxi.host import ApiConfig, create_app
 from adk_yuxi.runtime import AgentConfig
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm
-from tests.sql_backends import db_url, pg_schema
+from tests.sql_backends import db_url, migrate_if_pg, pg_schema
 
 __all__ = [
     "Api",
@@ -59,6 +59,7 @@ async def share_agent(services: YuxiServices, agent_id: str, owner: str) -> None
 async def seed(url: str) -> dict[str, str]:
     """Users root (superadmin), mei and bo; `planner` public, `secret` root's own; one
     key per user."""
+    await migrate_if_pg(url)
     services = open_services(url)
     try:
         access = AccessRepository(services.store)

@@ -7,36 +7,17 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import uvicorn
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 
 from adk_yuxi.host import create_app
-from adk_yuxi.testing import ScriptedLlm, call
+from adk_yuxi.testing import GatedLlm, call
 
 from .conftest import make_config, parse_sse, seed
-
-
-class GatedLlm(ScriptedLlm):
-    """A scripted model whose second call waits until the test opens the gate."""
-
-    def __init__(self, script: Any, gate: threading.Event) -> None:
-        super().__init__(script)
-        self._gate = gate
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        if self.requests:
-            await asyncio.to_thread(self._gate.wait, 30)
-        async for response in super().generate_content_async(llm_request, stream):
-            yield response
 
 
 @pytest.fixture

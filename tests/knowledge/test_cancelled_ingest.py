@@ -60,16 +60,18 @@ async def test_a_cancelled_ingest_keeps_the_previous_version(platform: Platform)
 
 @pytest.mark.slow
 def test_yuxi_kb_ingest_reports_each_file_and_goes_on_or_stops(tmp_path: Path) -> None:
-    from tests.e2e._cli import BIN, run_command
+    from tests.e2e._cli import yuxi_here
 
     def yuxi(*args: str) -> subprocess.CompletedProcess[str]:
-        return run_command([str(BIN / "yuxi"), *args], cwd=tmp_path)
+        return yuxi_here(list(args), cwd=tmp_path)
 
     (tmp_path / "a.txt").write_text("first file")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
     (tmp_path / "c.txt").write_text("third file")
     db = str(tmp_path / "kb.db")
-    assert yuxi("kb", "create", "Docs", "--id", "d", "--public", "--db", db).returncode == 0
+    assert yuxi("access", "user", "add", "root", "--db", db).returncode == 0
+    assert yuxi("kb", "create", "Docs", "--id", "d", "--public", "--owner", "root",
+                "--db", db).returncode == 0  # fmt: skip
     both = yuxi("kb", "ingest", "d", "a.txt", "broken.pdf", "c.txt", "--db", db)
     assert both.returncode == 1
     assert [line.split("\t")[1] for line in both.stdout.splitlines()] == ["a.txt", "c.txt"]

@@ -16,8 +16,10 @@ from adk_yuxi._sql import SchemaPart
 from adk_yuxi._sql.schema import PLATFORM
 from adk_yuxi._sql.store import SqlStore
 from adk_yuxi.knowledge import KnowledgeStore, TerminalProgress
+from adk_yuxi.knowledge._index_load import refresh
 from adk_yuxi.knowledge._schema import KNOWLEDGE_SCHEMA
-from adk_yuxi.knowledge._search import _fetch, _term_rows
+from adk_yuxi.knowledge._search import _fetch
+from adk_yuxi.knowledge._terms import query_keys
 
 from .conftest import Platform
 
@@ -132,23 +134,33 @@ async def test_file_filter_and_failed_reingest_on_the_index(platform: Platform) 
         await other.close()
 
 
-async def test_the_index_loads_term_rows_page_by_page(platform: Platform) -> None:
+async def test_the_index_loads_whole_files_page_by_page(platform: Platform) -> None:
     store = platform.store
     await store.create_kb("KB", creator_id="admin", kb_id="kb")
     await store.create_kb("Other", creator_id="admin", kb_id="other")
     for name in ("b.md", "a.md", "c.md"):
         text = "\n\n".join(f"part {i} of {name} " * 40 for i in range(3))
         await store.ingest("kb", text.encode(), name=name)
-    await store.ingest("other", b"not this base", name="a.md")
+    await store.ingest("other", b"not this base part", name="a.md")
     async with store.store.read() as tx:
         whole = await tx.fetchall(
             "SELECT t.cid, t.file_id FROM yx_kb_terms t WHERE kb_id = 'kb'"
             " ORDER BY t.file_id, t.cid"
         )
-    for size in (1, 2, 4, 100):
-        paged = await _term_rows(store.store, "kb", page_size=size)
-        assert [(r[0], r[1]) for r in paged] == [tuple(r) for r in whole]
     assert len(whole) == 9
+    one, versions = await refresh(store.store, "kb", None, {})
+    assert len(one.segments) == 1 and set(versions) == {f for _, f in whole}
+    for page_size, segment_docs in ((1, 1), (2, 4), (4, 3), (100, 100)):
+        index, _ = await refresh(
+            store.store, "kb", None, {}, page_size=page_size, segment_docs=segment_docs
+        )
+        held = [(int(c), f) for s in index.segments for f, (lo, hi) in s.files.items()
+                for c in s.cids[lo:hi].tolist()]  # fmt: skip
+        assert held == [(int(c), f) for c, f in whole]
+        assert len(index.segments) == -(-3 // -(-segment_docs // 3))
+        for query in ("part", "part 1 of a.md", "c"):
+            keys = query_keys(query)
+            assert index.search(keys, 9) == one.search(keys, 9)
 
 
 async def test_a_database_of_the_previous_schema_is_migrated(db_url: str) -> None:
@@ -200,7 +212,7 @@ async def test_a_database_of_the_previous_schema_is_migrated(db_url: str) -> Non
         await store.close()
 
 
-async def test_answers_come_from_the_rows_held_with_the_index(platform: Platform) -> None:
+async def test_answers_are_the_rows_of_the_database(platform: Platform) -> None:
     store = platform.store
     await store.create_kb("KB", creator_id="admin", kb_id="kb")
     text = "# 标题\n\n极光 aurora 🌌 出现在北方\n\nsecond part about glaciers"
@@ -214,8 +226,6 @@ async def test_answers_come_from_the_rows_held_with_the_index(platform: Platform
         tuple(r) for r in rows
     ]
     assert {(h.file_id, h.file_name) for h in hits} == {(file.file_id, "sky.md")}
-    # The held rows count against the index budget: at least the text they hold.
-    assert store.index_bytes > sum(len(r[3].encode()) for r in rows)
 
 
 async def test_the_fallback_answers_only_with_rows_that_still_exist(platform: Platform) -> None:
@@ -227,14 +237,13 @@ async def test_the_fallback_answers_only_with_rows_that_still_exist(platform: Pl
     async with store.store.read() as tx:
         rows = await tx.fetchall("SELECT cid, file_id FROM yx_kb_chunks ORDER BY cid")
     ranked = [(int(cid), 1.0 - i / 10) for i, (cid, _) in enumerate(rows)]
-    names = {keep.file_id: "keep.md", gone.file_id: "gone.md"}
-    assert len(await _fetch(store.store, "kb", ranked, names)) == 2
+    assert len(await _fetch(store.store, "kb", ranked)) == 2
     await store.delete_file("kb", gone.file_id)
-    hits = await _fetch(store.store, "kb", ranked, names)
+    hits = await _fetch(store.store, "kb", ranked)
     assert [(h.file_id, h.content) for h in hits] == [
         (keep.file_id, "shared word in the kept file")
     ]
-    assert await _fetch(store.store, "other-kb", ranked, names) == []
+    assert await _fetch(store.store, "other-kb", ranked) == []
 
 
 async def test_bases_beyond_the_memory_budget_take_turns(platform: Platform, db_url: str) -> None:

@@ -20,6 +20,7 @@ from adk_yuxi.knowledge._regex_bound import (
     probe_compile,
 )
 from adk_yuxi.knowledge._windows import find_windows
+from tests._profiles import examples
 
 from .mcp_client import mcp_session
 from .test_server import Server, _error, server  # noqa: F401  (the fixture)
@@ -121,7 +122,7 @@ def spelled(draw: st.DrawFn, node: object, verbose: bool) -> str:
 
 
 @given(st.data(), NODES, st.booleans())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_no_spelling_undercounts(data: st.DataObject, node: object, verbose: bool) -> None:
     body = data.draw(spelled(node, verbose))
     pattern = ("(?x)" + body + " # [ (") if verbose else body
@@ -130,6 +131,6 @@ def test_no_spelling_undercounts(data: st.DataObject, node: object, verbose: boo
 
 
 @given(st.text(max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_any_text_has_a_bound(pattern: str) -> None:
     assert compiled_size(pattern) >= 0

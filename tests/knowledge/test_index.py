@@ -1,15 +1,18 @@
-"""The in-memory BM25 index against brute force and bm25s, with no database."""
+"""The segmented BM25 index against brute force and bm25s, with no database: one
+segment or many, files dropped by masking or segments merged, the scores are those of
+an index built whole."""
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import numpy as np
 import pytest
 
 from adk_yuxi._text import document_terms, query_terms, text_runs
-from adk_yuxi.knowledge._index import K1, B, Bm25Index, IndexRows, _posting_order
+from adk_yuxi.knowledge._index import K1, B, Bm25Index, split_rows
+from adk_yuxi.knowledge._index_load import _pages, merge_plan, merge_small
+from adk_yuxi.knowledge._segment import Segment, SegmentRows, posting_order
 from adk_yuxi.knowledge._terms import BIGRAM, WORD, chunk_terms, query_keys, word_key
 
 WORDS = [f"w{i}" for i in range(300)]
@@ -35,18 +38,18 @@ def _corpus(rng: random.Random, n: int) -> list[str]:
     return docs
 
 
-def _index(docs: list[str], per_file: int = 7, long_list: int = 256) -> Bm25Index:
-    terms = [chunk_terms(d) for d in docs]
-    return Bm25Index(
-        IndexRows(
-            cids=[10 + i for i in range(len(docs))],
-            file_ids=[f"f{i // per_file:03d}" for i in range(len(docs))],
-            lengths=[t.length for t in terms],
-            keys=[t.key_bytes() for t in terms],
-            freqs=[t.freq_bytes() for t in terms],
-        ),
-        long_list=long_list,
-    )
+def _rows(docs: list[str], per_file: int = 7) -> SegmentRows:
+    rows = SegmentRows()
+    for i, doc in enumerate(docs):
+        terms = chunk_terms(doc)
+        rows.add(
+            10 + i, f"f{i // per_file:03d}", terms.length, terms.key_bytes(), terms.freq_bytes()
+        )
+    return rows
+
+
+def _index(docs: list[str], per_file: int = 7, segment_docs: int = 1 << 16) -> Bm25Index:
+    return Bm25Index.from_rows(_rows(docs, per_file), segment_docs)
 
 
 def _brute(docs: list[str], query: str, k: int, allowed: range) -> list[tuple[int, float]]:
@@ -96,7 +99,7 @@ def test_top_k_equals_exhaustive_bm25_with_and_without_a_file(seed: int) -> None
         assert [c for c, _ in got] == [c for c, _ in want], query
         assert np.allclose([s for _, s in got], [s for _, s in want], rtol=1e-5)
         file_id = f"f{rng.randrange(20):03d}"
-        low, high = index.files[file_id]
+        _, low, high = index.files[file_id]
         got = index.search(query_keys(query), k, file_id)
         assert [c for c, _ in got] == [c for c, _ in _brute(docs, query, k, range(low, high))]
     assert index.search(query_keys("absent words"), 5) == []
@@ -119,8 +122,9 @@ def test_scores_equal_bm25s_on_the_same_terms() -> None:
 
 
 def test_an_empty_index_answers_nothing() -> None:
-    index = Bm25Index(IndexRows(cids=[], file_ids=[], lengths=[], keys=[], freqs=[]))
+    index = Bm25Index.from_rows(SegmentRows())
     assert index.search(query_keys("anything 数据"), 5) == []
+    assert Bm25Index([]).search(query_keys("w1"), 5) == []
 
 
 @pytest.mark.parametrize("position_bits", [26, 4])  # packed SIMD sort, stable argsort
@@ -134,42 +138,88 @@ def test_posting_order_is_a_stable_sort_by_key(position_bits: int) -> None:
         ]
     ).astype(np.int64)
     rng.shuffle(keys)
-    sorted_keys, order = _posting_order(keys, position_bits)
+    sorted_keys, order = posting_order(keys, position_bits)
     expected = np.argsort(keys, kind="stable")
     assert (order == expected).all() and (sorted_keys == keys[expected]).all()
 
 
-def test_seeds_picked_at_build_time_give_the_exact_ranking_on_long_lists() -> None:
-    """Common words (df in the hundreds) seed from their best documents kept at build
-    time; the ranking must equal both an index that partitions per query and brute force."""
-    rng = random.Random(12)
-    docs = _corpus(rng, 1600)
-    index, plain = _index(docs), _index(docs, long_list=len(docs))
-    assert len(index.long_terms) >= 10 and len(plain.long_terms) == 0
-    for row, long in enumerate(index.long_terms.tolist()):
-        start, end = index.indptr[long], index.indptr[long + 1]
-        docs_of, impacts_of = index.docs[start:end].tolist(), index.impacts[start:end].tolist()
-        impact = dict(zip(docs_of, impacts_of, strict=True))
-        kept = [impact[d] for d in index.top_docs[row].tolist()]
-        assert kept == sorted(impact.values(), reverse=True)[: len(kept)]
-    bags = [Counter(document_terms(d)) for d in docs]
-    df = Counter(term for bag in bags for term in bag)
-    avg = sum(sum(bag.values()) for bag in bags) / len(bags)
-    for _ in range(40):
-        words = rng.sample(WORDS[:40], rng.randint(1, 3)) + rng.sample(WORDS, rng.randint(0, 2))
-        query = " ".join(words + rng.sample(HANZI[:30], rng.randint(0, 4)))
-        k = rng.choice([1, 10, 16, 50])
-        got = index.search(query_keys(query), k)
-        assert got == plain.search(query_keys(query), k), query
-        scored = []
-        for doc, bag in enumerate(bags):
-            score = 0.0
-            for term in dict.fromkeys(query_terms(query)):
-                tf = bag[term]
-                if tf:
-                    idf = np.log1p((len(docs) - df[term] + 0.5) / (df[term] + 0.5))
-                    score += idf * tf / (tf + K1 * (1 - B + B * sum(bag.values()) / avg))
-            if score > 0:
-                scored.append((-score, doc))
-        want = [10 + doc for _, doc in sorted(scored)[:k]]
-        assert [c for c, _ in got] == want, query
+def _queries(rng: random.Random, docs: list[str], n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        runs = [run for _, run in text_runs(rng.choice(docs))]
+        out.append(" ".join(rng.sample(runs, min(len(runs), rng.randint(1, 8)))))
+    return [*out, "w0 w1 w2", HANZI[0] + HANZI[1]]  # common terms: the dense accumulator
+
+
+def _same(got: list[tuple[int, float]], want: list[tuple[int, float]], query: str) -> None:
+    assert [c for c, _ in got] == [c for c, _ in want], query
+    assert np.allclose([s for _, s in got], [s for _, s in want], rtol=1e-5), query
+
+
+@pytest.mark.parametrize("segment_docs", [1, 20, 64])
+def test_many_segments_score_as_one_built_whole(segment_docs: int) -> None:
+    """Corpus statistics are summed over segments: N, avgdl and df are the whole base's."""
+    rng = random.Random(segment_docs)
+    docs = _corpus(rng, 300)
+    whole, parts = _index(docs), _index(docs, segment_docs=segment_docs)
+    assert len(whole.segments) == 1 and len(parts.segments) == -(-43 // -(-segment_docs // 7))
+    for query in _queries(rng, docs, 25):
+        k = rng.choice([1, 5, 20])
+        _same(parts.search(query_keys(query), k), whole.search(query_keys(query), k), query)
+        _same(whole.search(query_keys(query), k), _brute(docs, query, k, range(300)), query)
+        file_id = f"f{rng.randrange(43):03d}"
+        got = parts.search(query_keys(query), k, file_id)
+        _same(got, whole.search(query_keys(query), k, file_id), query)
+
+
+def test_dropped_files_and_merged_segments_equal_a_rebuild() -> None:
+    rng = random.Random(21)
+    docs = _corpus(rng, 350)
+    rows = _rows(docs)
+    segments = [Segment.build(part) for part in split_rows(rows, 35)]  # 5 files a segment
+    gone = {"f003", "f004", "f020", "f021", "f022", "f023", "f024", "f049"}
+    dropped = [s for s in (s.without(gone) for s in segments) if s is not None]
+    assert len(dropped) == len(segments) - 1  # f020-f024 were one whole segment
+    kept = [i for i in range(len(docs)) if f"f{i // 7:03d}" not in gone]
+    rebuilt_rows = SegmentRows()
+    for i in kept:
+        rebuilt_rows.add(
+            rows.cids[i], rows.file_ids[i], rows.lengths[i], rows.keys[i], rows.freqs[i]
+        )
+    rebuilt = Bm25Index.from_rows(rebuilt_rows)
+    plan = merge_plan(dropped)
+    assert len(plan) == len(dropped)  # all small: one merge
+    merged = merge_small(dropped, plan)
+    assert len(merged) == 1
+    for segment in (merged[0], rebuilt.segments[0]):
+        assert segment.files == rebuilt.segments[0].files
+    for index in (Bm25Index(dropped), Bm25Index(merged)):
+        assert index.n_docs == len(kept) and set(index.files) == set(rebuilt.files)
+        for query in _queries(rng, docs, 40):
+            want = rebuilt.search(query_keys(query), 10)
+            _same(index.search(query_keys(query), 10), want, query)
+            assert {c - 10 for c, _ in want} <= set(kept)
+    whole = merged[0]
+    assert (whole.terms == rebuilt.segments[0].terms).all()
+    assert (whole.docs == rebuilt.segments[0].docs).all()
+    assert (whole.tf == rebuilt.segments[0].tf).all()
+    everything = {f"f{i:03d}" for i in range(50)}
+    assert all(s.without(everything) is None for s in segments)
+
+
+def test_postings_are_stored_compactly() -> None:
+    docs = _corpus(random.Random(4), 200)
+    segment = _index(docs).segments[0]
+    assert segment.docs.dtype == np.uint16 and segment.multi_tf.dtype == np.uint8
+    assert len(segment.multi_tf) < len(segment.docs) / 3  # frequency 1 costs nothing
+    assert segment.indptr.dtype == np.int32
+    big = _rows(["w1 " * 300])
+    assert Segment.build(big).multi_tf.dtype == np.uint16  # a frequency above 255 kept exact
+
+
+def test_pages_hold_whole_files_and_a_bounded_number_of_them() -> None:
+    files = [("big", 12_000), *((f"e{i}", 0) for i in range(1200)), ("a", 3), ("b", 4)]
+    pages = _pages(files, 5)
+    assert [f for page in pages for f in page] == [f for f, _ in files]
+    assert pages[0] == ["big"] and max(len(p) for p in pages) == 500
+    assert pages[-1] == ["b"] and _pages([], 5) == []

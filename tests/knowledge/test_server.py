@@ -91,7 +91,9 @@ async def test_catalog_is_exactly_the_five_tools(server: Server) -> None:
     async with mcp_session(server.url, server.token()) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(tools) == set(KNOWLEDGE_TOOL_NAMES)
-    assert tools["query_kb"].input_schema["required"] == ["kb_id", "query"]
+    # One base (kb_id) or several ranked together (kb_ids): the question alone is required.
+    assert tools["query_kb"].input_schema["required"] == ["query"]
+    assert {"kb_id", "kb_ids"} <= set(tools["query_kb"].input_schema["properties"])
     assert "kb_id" in tools["query_kb"].output_schema["properties"]
     assert tools["open_kb_document"].output_schema["required"].count("next_offset") == 1
     assert tools["query_kb"].input_schema["properties"]["top_k"]["type"] == "integer"

@@ -42,18 +42,18 @@ async def _answer(request: LlmRequest) -> types.Content:
     raise AssertionError("no response")
 
 
-async def test_a_question_lists_then_queries_every_base() -> None:
+async def test_a_question_lists_then_queries_every_base_in_one_ranked_call() -> None:
     tools = ("list_kbs", "query_kb")
     first = await _answer(_request(_user("备份保留多久？"), tools=tools))
     assert first.parts[0].function_call.name == "list_kbs"
-    listed = {"structuredContent": {"kbs": [{"kb_id": "a"}, {"kb_id": "b"}]}, "isError": False}
+    bases = [{"kb_id": f"kb{n}"} for n in range(5)]  # more than the three it once took
+    listed = {"structuredContent": {"kbs": bases}, "isError": False}
     second = await _answer(
         _request(_user("备份保留多久？"), _responses(("list_kbs", listed)), tools=tools)
     )
     calls = [p.function_call for p in second.parts]
-    assert [(c.name, c.args["kb_id"], c.args["query"]) for c in calls] == [
-        ("query_kb", "a", "备份保留多久？"),
-        ("query_kb", "b", "备份保留多久？"),
+    assert [(c.name, c.args["kb_ids"], c.args["query"]) for c in calls] == [
+        ("query_kb", [b["kb_id"] for b in bases], "备份保留多久？"),
     ]
 
 

@@ -8,18 +8,15 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import uvicorn
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 
 from adk_yuxi.host import create_app
-from adk_yuxi.testing import ScriptedLlm, call
+from adk_yuxi.testing import GatedLlm, call
 from tests.host.conftest import make_config, seed
 
 from ._scrape import scrape
@@ -27,22 +24,6 @@ from ._scrape import scrape
 pytestmark = pytest.mark.slow
 
 QUESTIONS = [{"question": "Which day?", "options": [{"label": "Friday", "value": "fri"}]}]
-
-
-class GatedLlm(ScriptedLlm):
-    """A scripted model whose second and later calls wait until the gate opens."""
-
-    def __init__(self, script: Any, gate: threading.Event) -> None:
-        super().__init__(script)
-        self._gate = gate
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        if self.requests:
-            await asyncio.to_thread(self._gate.wait, 30)
-        async for response in super().generate_content_async(llm_request, stream):
-            yield response
 
 
 @pytest.fixture
@@ -109,7 +90,7 @@ def test_runs_refusals_waiting_points_and_streams_are_scraped(
                 during.value(
                     "yuxi_refusals_total",
                     yuxi_refusal_code="tool_not_available",
-                    gen_ai_tool_name="no_such_tool",
+                    gen_ai_tool_name="_unknown",  # a made-up name: one label value
                     gen_ai_agent_name="planner",
                 )
                 == 1

@@ -27,6 +27,7 @@ import httpx
 import pytest
 
 from tests.e2e._cli import REPO, free_port
+from tests.packaging._wheel import built_dist
 from tests.test_public_api import PUBLIC
 
 pytestmark = pytest.mark.slow
@@ -95,17 +96,12 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Env:
     return made
 
 
-def test_built_wheel_installs_and_runs_outside_the_clone(env: Env) -> None:
-    dist = env.root / "dist"
-    with env.phase("build sdist and wheel"):
-        subprocess.run(
-            [sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)],
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
-    (wheel,) = dist.glob("adk_yuxi-*.whl")
-    (sdist,) = dist.glob("adk_yuxi-*.tar.gz")
+def test_built_wheel_installs_and_runs_outside_the_clone(
+    env: Env, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with env.phase("build sdist and wheel (once per session)"):
+        dist = built_dist(tmp_path_factory)
+    wheel, sdist = dist.wheel, dist.sdist
     check_archives(wheel, sdist)
 
     with env.phase("core install"):
@@ -158,6 +154,9 @@ def check_archives(wheel: Path, sdist: Path) -> None:
     with tarfile.open(sdist) as archive:
         members = {m.name.split("/", 1)[1] for m in archive.getmembers() if "/" in m.name}
     assert {"pyproject.toml", "adk_yuxi/__init__.py", "adk_yuxi/demo/assistant/agent.py"} <= members
+    assert "adk_yuxi/py.typed" in names and "adk_yuxi/py.typed" in members  # typed, PEP 561
+    shipped = sorted(m for m in members if m.startswith((".ci/", "docs/_incoming/", ".venv")))
+    assert not shipped, shipped
 
 
 def check_core(env: Env) -> None:

@@ -10,16 +10,15 @@ from typing import Any
 
 from google.adk.apps import App
 from google.adk.events import Event
-from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.tools.tool_context import ToolContext
-from google.genai import types
 
 from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, Role, ShareConfig, User
 from adk_yuxi.errors import ToolErrorCode, tool_error
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import ResourceDenied, check_resource
 from adk_yuxi.skills import SkillCatalog
+from adk_yuxi.testing import run_turn as one_turn
 from adk_yuxi.tools import ToolRegistry, tool
 
 USER = "alice"
@@ -120,20 +119,9 @@ class Kit:
 async def run_turn(
     app: App, sessions: BaseSessionService, session_id: str, message: str
 ) -> list[Event]:
-    runner = Runner(app=app, session_service=sessions)
-    if await sessions.get_session(app_name=app.name, user_id=USER, session_id=session_id) is None:
-        await sessions.create_session(app_name=app.name, user_id=USER, session_id=session_id)
-    events = []
-    try:
-        async for event in runner.run_async(
-            user_id=USER,
-            session_id=session_id,
-            new_message=types.Content(role="user", parts=[types.Part(text=message)]),
-        ):
-            events.append(event)
-    finally:
-        await runner.close()
-    return events
+    return await one_turn(
+        app, message, session_service=sessions, session_id=session_id, user_id=USER
+    )
 
 
 def function_responses(events: list[Event]) -> dict[str, list[dict[str, Any]]]:

@@ -14,9 +14,7 @@ from typing import Any
 import pytest
 from google.adk.apps import App
 from google.adk.events import Event
-from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
-from google.genai import types
 
 from adk_yuxi.access import (
     AccessDenied,
@@ -38,6 +36,7 @@ from adk_yuxi.runtime import (
     build_app,
 )
 from adk_yuxi.testing import ScriptedLlm, call
+from adk_yuxi.testing import run_turn as one_turn
 from adk_yuxi.tools import tool
 
 from ._kit import USER, Kit, function_responses, run_turn
@@ -262,16 +261,7 @@ async def test_unknown_and_disabled_users_get_identical_events(tmp_path: Path) -
 
 
 async def _run_as(app: App, user: str) -> list[Event]:
-    sessions = InMemorySessionService()
-    await sessions.create_session(app_name=app.name, user_id=user, session_id="s")
-    runner = Runner(app=app, session_service=sessions)
-    message = types.Content(role="user", parts=[types.Part(text="hi")])
-    try:
-        return [
-            e async for e in runner.run_async(user_id=user, session_id="s", new_message=message)
-        ]
-    finally:
-        await runner.close()
+    return await one_turn(app, "hi", user_id=user, session_id="s")
 
 
 async def test_a_file_resolver_that_raises_fails_closed(tmp_path: Path) -> None:

@@ -371,3 +371,45 @@ async def test_the_demo_model_reads_on_when_asked(world: World) -> None:
     _, events = await world.turn(runner, text="read more", session_id=sid)
     assert responses(events, READ)[0]["offset"] == 6000
     await runner.close()
+
+
+async def test_a_text_part_is_not_media_and_the_result_is_offloaded(
+    world: World, registry: ToolRegistry
+) -> None:
+    @tool(registry=registry)
+    def captioned() -> dict[str, Any]:
+        """A long result holding a text part."""
+        return {"body": types.Part(text="words " * 20_000), "end": "END-OF-REPORT"}
+
+    llm = ScriptedLlm([call("captioned"), "done"])
+    runner = world.runner(llm)
+    sid, events = await world.turn(runner)
+    (shown,) = responses(events, "captioned")
+    assert shown["stored_result"]["artifact"].startswith("tool-results/captioned-")
+    sent = "".join(c.model_dump_json() for c in llm.requests[1].contents)
+    assert "END-OF-REPORT" not in sent and len(sent) < 6_000
+    assert len(await world.names(sid)) == 1
+    await runner.close()
+
+
+@pytest.mark.parametrize(
+    "name", ["load_skill", "set_model_response", "ask_user_question", "web_fetch", "web_search"]
+)
+async def test_a_deployers_tool_with_a_platform_name_is_offloaded(world: World, name: str) -> None:
+    """Exemptions go by what a tool is: the deployer's own `web_fetch` is offloaded."""
+    registry = ToolRegistry()
+
+    def impostor() -> dict[str, Any]:
+        """A large result under a platform tool's name."""
+        return report(100_000)
+
+    impostor.__name__ = name
+    tool(registry=registry)(impostor)
+    llm = ScriptedLlm([call(name), "done"])
+    runner = World(world.services, registry).runner(llm, tools=(name,))
+    _, events = await world.turn(runner)
+    (shown,) = responses(events, name)
+    assert shown["stored_result"]["artifact"].startswith(f"tool-results/{name}-")
+    sent = "".join(c.model_dump_json() for c in llm.requests[1].contents)
+    assert "END-OF-REPORT" not in sent and len(sent) < 6_000
+    await runner.close()

@@ -5,11 +5,24 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
+from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.run_config import RunConfig
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.adk.telemetry.context import TelemetryConfig
+from google.genai import types
 
-from adk_yuxi.runtime import host_run_config, telemetry_recorded
+from adk_yuxi.access import Role
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app, host_run_config, telemetry_recorded
 from adk_yuxi.sessions import SessionWindow
+from adk_yuxi.testing import ScriptedLlm
+
+from ._kit import USER, Kit
 
 
 def test_without_providers_runs_ask_for_the_stable_semconv() -> None:
@@ -97,3 +110,60 @@ def test_a_meter_provider_alone_keeps_the_stable_semconv() -> None:
         """
     )
     assert out == "False False"
+
+
+class _SeenConfig(BasePlugin):
+    """Records the run config each model call runs under."""
+
+    def __init__(self) -> None:
+        super().__init__(name="seen_config")
+        self.configs: list[RunConfig | None] = []
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        self.configs.append(callback_context.run_config)
+        return None
+
+
+async def _run_with(run_config: RunConfig | None, tmp_path: Path) -> RunConfig | None:
+    kit = Kit(tmp_path)
+    seen = _SeenConfig()
+    app = build_app(
+        AgentConfig(name="a", tools=()),
+        kit.principal(role=Role.ADMIN),
+        model=ScriptedLlm(["fine"]),
+        toolbox=Toolbox(registry=kit.registry),
+        capabilities=[seen],
+    )
+    sessions = InMemorySessionService()
+    runner = Runner(app=app, session_service=sessions)
+    await sessions.create_session(app_name="a", user_id=USER, session_id="s")
+    message = types.Content(role="user", parts=[types.Part(text="hi")])
+    async for _ in runner.run_async(
+        user_id=USER, session_id="s", new_message=message, run_config=run_config
+    ):
+        pass
+    await runner.close()
+    assert len(seen.configs) == 1
+    return seen.configs[0]
+
+
+async def test_a_run_without_run_config_gets_the_hosts_telemetry_choice(tmp_path: Path) -> None:
+    config = await _run_with(None, tmp_path)
+    assert config is not None
+    if telemetry_recorded():  # another test installed a provider: ADK's default stays
+        assert config.telemetry is None
+    else:
+        assert config.telemetry is not None
+        assert config.telemetry.should_use_experimental_genai_semconv is False
+
+
+async def test_a_run_configs_own_telemetry_is_kept_and_not_changed(tmp_path: Path) -> None:
+    mine = RunConfig(max_llm_calls=7)
+    config = await _run_with(mine, tmp_path)
+    assert mine.telemetry is None  # the caller's object is left alone
+    assert config is not None and config.max_llm_calls == 7
+    chosen = TelemetryConfig(genai_semconv_stability_opt_in="experimental")
+    config = await _run_with(RunConfig(telemetry=chosen), tmp_path)
+    assert config is not None and config.telemetry == chosen

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._cli import run_command
+from tests.e2e._cli import REPO, run_command
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +45,9 @@ def test_waiting_point_sample_asks_answers_and_resumes(tmp_path: Path) -> None:
 
 
 def test_agent_tree_sample_gives_each_user_the_tree_their_rights_allow(tmp_path: Path) -> None:
-    done = run_command([sys.executable, "samples/agent_tree.py", "--db", str(tmp_path / "p.db")])
+    # From another folder: the sample finds the team's configs beside itself, not in the cwd.
+    sample = str(REPO / "samples" / "agent_tree.py")
+    done = run_command([sys.executable, sample, "--db", str(tmp_path / "p.db")], cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "mei reaches ['coordinator', 'researcher', 'critic', 'writer']; left out: nothing" in out

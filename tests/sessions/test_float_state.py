@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from adk_yuxi._sql.jsoncodec import dumps
 from adk_yuxi.storage import YuxiServices
+from tests._profiles import examples
 
 VALUES = {
     "huge": 1.5e300,
@@ -49,7 +50,7 @@ async def test_floats_round_trip_in_state(services: YuxiServices) -> None:
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False) | st.integers() | st.text(max_size=10))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_dumps_keeps_every_value(value: object) -> None:
     import json
 

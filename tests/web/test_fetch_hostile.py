@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from adk_yuxi.testing import PageServer
 from adk_yuxi.tools import ToolSettings
 from adk_yuxi.web import AddressPolicy, DirectFetcher, FetchError, WebSettings, bind_web_fetch
+from tests._profiles import examples
 
 from ..documents.ocr_pages import image_bytes, scanned_pdf_bytes
 
@@ -130,7 +131,7 @@ def embeddings(v4: ipaddress.IPv4Address) -> list[ipaddress.IPv6Address]:
 
 
 @given(_private_v4())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_every_embedding_of_a_private_address_is_refused(v4: ipaddress.IPv4Address) -> None:
     policy = AddressPolicy()
     assert policy.refusal(v4) is not None
@@ -139,7 +140,7 @@ def test_every_embedding_of_a_private_address_is_refused(v4: ipaddress.IPv4Addre
 
 
 @given(PUBLIC_V4)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 def test_embeddings_of_public_addresses_are_judged_public(v4: ipaddress.IPv4Address) -> None:
     policy = AddressPolicy()
     assert policy.refusal(v4) is None
@@ -149,7 +150,7 @@ def test_embeddings_of_public_addresses_are_judged_public(v4: ipaddress.IPv4Addr
 
 
 @given(_private_v4(), st.sampled_from(["dotted", "int", "hex", "octal", "mapped"]))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_private_spellings_in_urls_never_connect(v4: ipaddress.IPv4Address, form: str) -> None:
     n = int(v4)
     host = {

@@ -27,6 +27,7 @@ from adk_yuxi.web import (
     search_provider,
     web_search_tool,
 )
+from tests._profiles import examples
 from tests.runtime._kit import Kit, run_turn
 
 from .conftest import settings_for
@@ -173,7 +174,9 @@ SHAPED = st.fixed_dictionaries(
 
 @given(body=JSON | SHAPED, provider=st.sampled_from(list(SEARCH)), fetch=st.booleans())
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_any_json_decodes_to_results_or_a_typed_error(
     fake: ProviderFakeServer, body: Any, provider: str, fetch: bool

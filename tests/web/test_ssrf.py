@@ -264,10 +264,13 @@ async def test_documents_go_through_the_document_converter(pages: PageServer) ->
 
 
 async def test_conversion_has_its_own_deadline(pages: PageServer) -> None:
+    import threading
     import time
 
+    release = threading.Event()
+
     def slow(data: bytes, *, mime_type: str, charset: str | None, url: str) -> tuple[str, str]:
-        time.sleep(1.5)
+        release.wait(1.5)  # outlasts the deadline; let go once the test has its answer
         return "", "late"
 
     fetcher = DirectFetcher(policy=LOOPBACK_ONLY, converter=slow, convert_timeout_s=0.2)
@@ -276,3 +279,4 @@ async def test_conversion_has_its_own_deadline(pages: PageServer) -> None:
         await fetcher.fetch(pages.url("/page"))
     assert caught.value.code == "timeout" and not caught.value.retryable
     assert time.monotonic() - started < 1.4
+    release.set()

@@ -1,0 +1,173 @@
+"""Dense chunk search: an HNSW index (usearch, int8-quantised) per knowledge base, built
+in memory from the vectors on the platform database.
+
+Vectors live in ``yx_kb_vectors``, so every replica of the knowledge server, and a
+restart, rebuilds its index without embedding anything again. An index is labelled
+with the base's revision and its vector revision, read before its rows; a query reads
+both first and rebuilds on a difference. Hits are only candidates: the query path
+reads their rows by chunk id afterwards, so a deleted file never comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._sql.store import SqlStore
+
+__all__ = ["VECTOR_DTYPE", "DenseHit", "DenseSearch", "vector_label"]
+
+VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
+_LOAD_PAGE = 5000
+_MAX_BASES = 64
+
+
+@dataclass(frozen=True)
+class DenseHit:
+    cid: int
+    file_id: str
+    seq: int
+    similarity: float
+
+
+@dataclass(frozen=True)
+class _Entry:
+    label: tuple[str, str]
+    model: str
+    index: Any  # usearch.index.Index
+    file_ids: list[str]
+    files: np.ndarray  # per key (chunk id): position in file_ids
+    seqs: np.ndarray
+    keys: dict[int, int]  # chunk id -> row
+
+    def hit(self, cid: int, similarity: float) -> DenseHit:
+        row = self.keys[cid]
+        return DenseHit(cid, self.file_ids[int(self.files[row])], int(self.seqs[row]), similarity)
+
+
+async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], str] | None:
+    """The base's (revision, vector revision) and embedding model; None without vectors."""
+    async with store.read() as tx:
+        row = await tx.fetchone(
+            "SELECT b.revision, e.revision, e.model FROM yx_kb_bases b"
+            " JOIN yx_kb_embeddings e ON e.kb_id = b.kb_id WHERE b.kb_id = :kb",
+            {"kb": kb_id},
+        )
+    return None if row is None else ((str(row[0]), str(row[1])), str(row[2]))
+
+
+class DenseSearch:
+    """The dense indexes of one store's bases, least recently used dropped first."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def forget(self, kb_id: str) -> None:
+        self._entries.pop(kb_id, None)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(e.index.memory_usage) + e.files.nbytes * 3 for e in self._entries.values())
+
+    async def search(
+        self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str,
+        vector: np.ndarray, k: int, file_id: str | None,
+    ) -> list[DenseHit]:  # fmt: skip
+        """The ``k`` chunks nearest ``vector``, from an index labelled ``label`` (as
+        `vector_label` read it just before)."""
+        if file_id is not None:
+            return await _file_hits(store, kb_id, file_id, vector, k)
+        entry = self._entries.get(kb_id)
+        if entry is None or entry.label != label:
+            entry = await self._load(store, kb_id, label, model)
+            if entry is None:
+                return []
+        self._entries.move_to_end(kb_id)
+        if not entry.keys:
+            return []
+        matches = entry.index.search(vector.astype(np.float32), min(k, len(entry.keys)))
+        return [
+            entry.hit(int(key), 1.0 - float(distance))
+            for key, distance in zip(matches.keys, matches.distances, strict=True)
+        ]
+
+    async def _load(
+        self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str
+    ) -> _Entry | None:
+        lock = self._locks.setdefault(kb_id, asyncio.Lock())
+        async with lock:
+            current = self._entries.get(kb_id)
+            if current is not None and current.label == label:
+                return current
+            rows = await _vector_rows(store, kb_id)
+            entry = await asyncio.to_thread(_build, label, model, rows)
+            del rows
+            self._entries[kb_id] = entry
+            while len(self._entries) > _MAX_BASES:
+                self._entries.popitem(last=False)
+            return entry
+
+
+async def _vector_rows(store: SqlStore, kb_id: str) -> list[Any]:
+    rows: list[Any] = []
+    after = -1
+    while True:
+        async with store.read() as tx:
+            page = await tx.fetchall(
+                "SELECT v.cid, v.file_id, c.seq, v.vector FROM yx_kb_vectors v"
+                " JOIN yx_kb_chunks c ON c.cid = v.cid WHERE v.kb_id = :kb AND v.cid > :after"
+                f" ORDER BY v.cid LIMIT {_LOAD_PAGE}",
+                {"kb": kb_id, "after": after},
+            )
+        rows.extend(page)
+        if len(page) < _LOAD_PAGE:
+            return rows
+        after = int(page[-1][0])
+        await asyncio.sleep(0)
+
+
+def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
+    from usearch.index import Index
+
+    file_ids: list[str] = []
+    positions: dict[str, int] = {}
+    files = np.empty(len(rows), np.int32)
+    seqs = np.empty(len(rows), np.int32)
+    keys = np.empty(len(rows), np.uint64)
+    for row_at, (cid, file_id, seq, _) in enumerate(rows):
+        files[row_at] = positions.setdefault(file_id, len(positions))
+        if files[row_at] == len(file_ids):
+            file_ids.append(file_id)
+        seqs[row_at] = seq
+        keys[row_at] = cid
+    dims = len(bytes(rows[0][3])) // 2 if rows else 1
+    index = Index(ndim=dims, metric="cos", dtype="i8")
+    if rows:
+        matrix = np.frombuffer(b"".join(bytes(r[3]) for r in rows), VECTOR_DTYPE)
+        index.add(keys, matrix.reshape(len(rows), dims).astype(np.float32))
+    return _Entry(
+        label, model, index, file_ids, files, seqs, {int(k): i for i, k in enumerate(keys)}
+    )
+
+
+async def _file_hits(
+    store: SqlStore, kb_id: str, file_id: str, vector: np.ndarray, k: int
+) -> list[DenseHit]:
+    """Exact search over one file's vectors, read fresh (a file is small)."""
+    async with store.read() as tx:
+        rows = await tx.fetchall(
+            "SELECT v.cid, c.seq, v.vector FROM yx_kb_vectors v JOIN yx_kb_chunks c"
+            " ON c.cid = v.cid WHERE v.file_id = :f AND v.kb_id = :kb",
+            {"f": file_id, "kb": kb_id},
+        )
+    if not rows:
+        return []
+    matrix = np.stack([np.frombuffer(bytes(r[2]), VECTOR_DTYPE) for r in rows])
+    scores = matrix.astype(np.float32) @ vector.astype(np.float32)
+    order = np.argsort(-scores)[:k]
+    return [DenseHit(int(rows[i][0]), file_id, int(rows[i][1]), float(scores[i])) for i in order]

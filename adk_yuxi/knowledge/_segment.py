@@ -1,0 +1,297 @@
+"""One segment of a lexical index: the postings of a set of whole files, immutable.
+
+A base's index is a list of segments (`_index.Bm25Index`). A segment stores what does
+not depend on the rest of the base: per term (sorted 64-bit keys) a run of document
+numbers and term frequencies, and per document its chunk id and length. Corpus
+statistics (document count, average length, document frequencies) are summed over the
+segments at query time, so adding or dropping a segment never rescores the others.
+
+Compact by construction: document numbers are local (``uint16`` while a segment holds
+at most 65,536 documents), offsets ``int32``; frequencies are kept only for the
+postings whose frequency is above 1 (a term's such postings come first in its run,
+``uint8`` unless one exceeds 255). About 2.1 bytes a posting and 12 a distinct term,
+where precomputed float impacts would take 8 a posting. Dropping files makes a new
+segment by masking; merging segments is one stable sort of their postings by key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ._terms import CJK_KEY_LIMIT
+
+__all__ = ["SEGMENT_DOCS", "Segment", "SegmentRows"]
+
+SEGMENT_DOCS = 1 << 16  # documents per segment: local numbers fit in uint16
+_LOCAL = np.uint16
+
+Ints = npt.NDArray[np.int64]
+Tf = npt.NDArray[np.integer]
+
+
+class SegmentRows:
+    """Chunk rows of whole files, ordered by file then chunk id: a segment's input."""
+
+    __slots__ = ("cids", "file_ids", "freqs", "keys", "lengths")
+
+    def __init__(self) -> None:
+        self.cids: list[int] = []
+        self.file_ids: list[str] = []
+        self.lengths: list[int] = []
+        self.keys: list[bytes] = []
+        self.freqs: list[bytes] = []
+
+    def __len__(self) -> int:
+        return len(self.cids)
+
+    def add(self, cid: int, file_id: str, length: int, keys: bytes, freqs: bytes) -> None:
+        self.cids.append(cid)
+        self.file_ids.append(file_id)
+        self.lengths.append(length)
+        self.keys.append(keys)
+        self.freqs.append(freqs)
+
+
+def posting_order(keys: Ints, position_bits: int = 26) -> tuple[Ints, Ints]:
+    """The keys sorted, and the positions they came from (ascending within a key).
+
+    CJK keys (below 2**37) with positions below 2**``position_bits`` sort as one packed
+    SIMD sort of (key, position); the rest by a stable argsort."""
+    is_cjk = keys < CJK_KEY_LIMIT
+    n_cjk = int(is_cjk.sum())
+    sorted_keys = np.empty(len(keys), dtype=np.int64)
+    order = np.empty(len(keys), dtype=np.int64)
+    cjk = np.flatnonzero(is_cjk)
+    if len(keys) < (1 << position_bits):
+        packed = keys[cjk]
+        packed <<= position_bits
+        packed |= cjk
+        del cjk
+        packed.sort()
+        np.bitwise_and(packed, (1 << position_bits) - 1, out=order[:n_cjk])
+        np.right_shift(packed, position_bits, out=sorted_keys[:n_cjk])
+        del packed
+    else:
+        order[:n_cjk] = cjk[np.argsort(keys[cjk], kind="stable")]
+        del cjk
+        sorted_keys[:n_cjk] = keys[order[:n_cjk]]
+    rest = np.flatnonzero(~is_cjk)
+    order[n_cjk:] = rest[np.argsort(keys[rest], kind="stable")]
+    sorted_keys[n_cjk:] = keys[order[n_cjk:]]
+    return sorted_keys, order
+
+
+def _file_ranges(file_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+    ranges: dict[str, tuple[int, int]] = {}
+    for doc, file_id in enumerate(file_ids):
+        low, _ = ranges.get(file_id, (doc, doc))
+        ranges[file_id] = (low, doc + 1)
+    return ranges
+
+
+def _narrow(values: npt.NDArray[np.integer], dtypes: Sequence[type]) -> npt.NDArray[np.integer]:
+    top = int(values.max()) if len(values) else 0
+    for dtype in dtypes:
+        if top <= np.iinfo(dtype).max:
+            return values.astype(dtype)
+    return values.astype(dtypes[-1])
+
+
+def _pack(
+    indptr: Ints, docs: npt.NDArray[np.integer], tf: npt.NDArray[np.integer]
+) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.int32], npt.NDArray[np.int32], Tf]:
+    """Each term's postings with a frequency above 1 first, then the rest (relative order
+    kept): (documents, terms with such postings, their offsets into the frequencies,
+    those frequencies). A frequency of 1, most postings, then costs nothing."""
+    multi = tf > 1
+    n = len(indptr) - 1
+    frequencies = _narrow(tf[multi], [np.uint8, np.uint16])
+    if not multi.any():
+        none = np.zeros(0, dtype=np.int32)
+        return docs, none, np.zeros(1, dtype=np.int32), frequencies
+    small = np.int32  # a segment's postings: at most a few hundred million
+    first = indptr[:-1].astype(small)
+    term_of = np.repeat(np.arange(n, dtype=small), np.diff(indptr))
+    before = np.zeros(len(docs) + 1, dtype=small)  # multi postings before each position
+    np.cumsum(multi, out=before[1:])
+    n_multi = before[indptr[1:]] - before[indptr[:-1]]
+    start = first[term_of]
+    rank = before[:-1] - before[first][term_of]  # rank among the term's multi postings
+    single = np.arange(len(docs), dtype=small) - start - rank + n_multi[term_of]
+    moved = np.where(multi, start + rank, start + single)
+    del term_of, start, rank, single
+    packed = np.empty_like(docs)
+    packed[moved] = docs
+    terms = np.flatnonzero(n_multi).astype(np.int32)
+    offsets = np.zeros(len(terms) + 1, dtype=np.int32)
+    np.cumsum(n_multi[terms], out=offsets[1:])
+    return packed, terms, offsets, frequencies
+
+
+class Segment:
+    """Immutable. Documents ``0..n-1`` in file order; ``files`` maps a file to its range."""
+
+    __slots__ = (
+        *("cids", "docs", "files", "indptr", "lengths", "multi_offsets", "multi_terms"),
+        *("multi_tf", "terms", "total_length"),
+    )
+
+    def __init__(
+        self,
+        *,
+        cids: Ints,
+        lengths: npt.NDArray[np.int32],
+        files: dict[str, tuple[int, int]],
+        terms: Ints,
+        indptr: npt.NDArray[np.integer],
+        docs: npt.NDArray[np.integer],
+        tf: Tf,
+    ) -> None:
+        """``tf`` is every posting's frequency; within a term, postings are in document
+        order among those of frequency 1 and among the others."""
+        self.cids = cids
+        self.lengths = lengths
+        self.files = files
+        self.terms = terms
+        self.indptr = indptr
+        self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = _pack(
+            indptr.astype(np.int64), docs, tf
+        )
+        self.total_length = int(lengths.sum(dtype=np.int64))
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.cids)
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (
+            *(self.cids, self.lengths, self.terms, self.indptr, self.docs),
+            *(self.multi_terms, self.multi_offsets, self.multi_tf),
+        )
+        return sum(a.nbytes for a in arrays) + 120 * len(self.files)
+
+    @classmethod
+    def build(cls, rows: SegmentRows) -> Segment:
+        """From chunk rows: one sort of their keys, the rest array work."""
+        n = len(rows)
+        per_doc = np.fromiter((len(k) // 8 for k in rows.keys), dtype=np.int64, count=n)
+        keys = np.frombuffer(b"".join(rows.keys), dtype="<i8")
+        freqs = np.frombuffer(b"".join(rows.freqs), dtype="<u2")
+        docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
+        return cls._from_postings(
+            keys,
+            docs,
+            freqs,
+            cids=np.array(rows.cids, dtype=np.int64),
+            lengths=np.array(rows.lengths, dtype=np.int32),
+            files=_file_ranges(rows.file_ids),
+        )
+
+    @classmethod
+    def _from_postings(
+        cls,
+        keys: Ints,
+        docs: Ints,
+        tf: npt.NDArray[np.integer],
+        *,
+        cids: Ints,
+        lengths: npt.NDArray[np.int32],
+        files: dict[str, tuple[int, int]],
+    ) -> Segment:
+        """From postings in any order where each document's ascend within a key."""
+        keys, order = posting_order(np.asarray(keys, dtype=np.int64))
+        starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        starts = np.concatenate([np.zeros(min(len(keys), 1), dtype=np.int64), starts])
+        terms = keys[starts]
+        del keys
+        indptr = np.append(starts, len(order))
+        local = [_LOCAL] if len(cids) <= SEGMENT_DOCS else [np.int32]
+        return cls(
+            cids=cids,
+            lengths=lengths,
+            files=files,
+            terms=terms,
+            indptr=indptr.astype(np.int32 if len(order) < 2**31 else np.int64),
+            docs=_narrow(docs[order], local),
+            tf=np.asarray(tf)[order],
+        )
+
+    def frequencies(self, row: int, start: int, end: int) -> npt.NDArray[np.float32] | None:
+        """The frequencies of term number ``row``'s postings (``start:end``), None when
+        they are all 1."""
+        at = int(np.searchsorted(self.multi_terms, row))
+        if at == len(self.multi_terms) or self.multi_terms[at] != row:
+            return None
+        low, high = int(self.multi_offsets[at]), int(self.multi_offsets[at + 1])
+        tf = np.ones(end - start, dtype=np.float32)
+        tf[: high - low] = self.multi_tf[low:high]
+        return tf
+
+    @property
+    def tf(self) -> npt.NDArray[np.uint16]:
+        """Every posting's frequency, in storage order (built on each call)."""
+        tf = np.ones(len(self.docs), dtype=np.uint16)
+        counts = np.diff(self.multi_offsets)
+        first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
+        tf[np.repeat(first, counts) + np.arange(len(self.multi_tf))] = self.multi_tf
+        return tf
+
+    def postings(self) -> tuple[Ints, Ints]:
+        """(key, document) of every posting, in storage order."""
+        offsets = self.indptr.astype(np.int64)
+        counts = offsets[1:] - offsets[:-1]
+        return np.repeat(self.terms, counts), self.docs.astype(np.int64)
+
+    def without(self, file_ids: set[str]) -> Segment | None:
+        """This segment less some files (None when nothing is left): masks, no re-sort."""
+        gone = [self.files[f] for f in file_ids if f in self.files]
+        if not gone:
+            return self
+        keep = np.ones(self.n_docs, dtype=bool)
+        for low, high in gone:
+            keep[low:high] = False
+        if not keep.any():
+            return None
+        renumber = np.cumsum(keep) - 1
+        kept = keep[self.docs]
+        ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])[self.indptr]
+        live = np.flatnonzero(ends[1:] > ends[:-1])
+        files = {}
+        for file_id, (low, high) in self.files.items():
+            if file_id not in file_ids:
+                files[file_id] = (int(renumber[low]), int(renumber[high - 1]) + 1)
+        return Segment(
+            cids=self.cids[keep],
+            lengths=self.lengths[keep],
+            files=files,
+            terms=self.terms[live],
+            indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
+            docs=renumber[self.docs[kept]].astype(self.docs.dtype),
+            tf=self.tf[kept],  # multi postings stay first within each term
+        )
+
+    @classmethod
+    def merge(cls, segments: Sequence[Segment]) -> Segment:
+        """One segment holding these segments' documents, in their order."""
+        keys, docs, tfs, files = [], [], [], {}
+        offset = 0
+        for segment in segments:
+            k, d = segment.postings()
+            keys.append(k)
+            docs.append(d + offset)
+            tfs.append(segment.tf)
+            for file_id, (low, high) in segment.files.items():
+                files[file_id] = (low + offset, high + offset)
+            offset += segment.n_docs
+        return cls._from_postings(
+            np.concatenate(keys),
+            np.concatenate(docs),
+            np.concatenate(tfs),
+            cids=np.concatenate([s.cids for s in segments]),
+            lengths=np.concatenate([s.lengths for s in segments]),
+            files=files,
+        )

@@ -1,0 +1,59 @@
+"""The offline embedding model end to end through `query_kb`: a base of one file beside
+the sample handbook, a paraphrase and a cross-lingual question, all ranked together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_yuxi.access import ShareConfig
+from adk_yuxi.knowledge import (
+    DelegationKeys,
+    InvalidKnowledgeRequestError,
+    KnowledgeService,
+    KnowledgeStore,
+    OfflineEmbedder,
+)
+
+from .conftest import Platform
+
+CORPUS = Path(__file__).parents[2] / "agents" / "knowledge" / "corpus"
+
+
+async def test_bases_ranked_together_with_the_offline_model(
+    sqlite_platform: Platform, tmp_path: Path
+) -> None:
+    store = KnowledgeStore(f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}", embedder=OfflineEmbedder())
+    public = ShareConfig.public()
+    await store.create_kb("Handbook", creator_id="admin", kb_id="handbook", share=public)
+    for path in sorted(CORPUS.glob("*.md")):
+        await store.ingest("handbook", path)
+    await store.create_kb("Ops", creator_id="admin", kb_id="ops", share=public)
+    await store.ingest(
+        "ops", b"The zebrafinch gateway listens on port 9443 by default.", name="ops.md"
+    )
+    keys = DelegationKeys.generate()
+    service = KnowledgeService(store, sqlite_platform.access, keys.verifier())
+    token = keys.signer().mint("alice", "s1", None)
+    try:
+
+        async def best(question: str) -> dict[str, Any]:
+            result = await service.query_kb_json(
+                token, None, question, 5, None, ["handbook", "ops"]
+            )
+            assert result["kb_ids"] == ["handbook", "ops"]
+            hit: dict[str, Any] = result["hits"][0]
+            return hit
+
+        top = await best("which port does the zebrafinch gateway listen on?")
+        assert top["kb_id"] == "ops" and top["signals"] == ["lexical", "dense"]
+        # A paraphrase (no word of the answer) and a question in the other language.
+        assert "五十个连接" in str((await best("数据库连接数的上限是多少？"))["content"])
+        crossed = await best("how big may the database connection pool be?")
+        assert "五十个连接" in str(crossed["content"]) and "dense" in crossed["signals"]
+        with pytest.raises(InvalidKnowledgeRequestError, match="exactly one"):
+            await service.query_kb_json(token, "handbook", "x", 5, "f_1", ["ops"])
+    finally:
+        await store.close()

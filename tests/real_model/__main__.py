@@ -1,0 +1,96 @@
+"""`python -m tests.real_model`: the runtime's guarantees against a real model.
+
+Without settings it installs Gemma 3 270M and llama-cpp-python's server into its cache
+(`YUXI_REAL_MODEL_CACHE`, default ~/.cache/yuxi-real-model) and serves it on loopback.
+`YUXI_REAL_MODEL_BASE_URL` (with `YUXI_REAL_MODEL_NAME`, `OPENAI_API_KEY` and
+`YUXI_MODEL_CONTEXT` as needed) points it at any OpenAI-compatible server instead: vLLM,
+Ollama, llama.cpp. `YUXI_REAL_MODEL_TURNS` sets the long conversation's length (12),
+`YUXI_REAL_MODEL_MAX_TOKENS` the reply cap (256), `YUXI_REAL_MODEL_CTX` the context the
+local server is started with (8192). Exits 1 when a guarantee did not hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import asdict
+from pathlib import Path
+
+from . import _server
+from ._guarantees import Verdict
+
+
+def _setting(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+def _point_at(base_url: str, model: str, context: int | None, work: Path) -> None:
+    os.environ["YUXI_MODEL"] = f"openai/{model}"
+    os.environ["OPENAI_BASE_URL"] = base_url
+    os.environ.setdefault("OPENAI_API_KEY", "local")
+    if context is not None:
+        os.environ.setdefault("YUXI_MODEL_CONTEXT", str(context))
+    os.environ["YUXI_DATABASE_URL"] = f"sqlite+aiosqlite:///{work / 'yuxi.db'}"
+    os.environ["YUXI_WORKSPACES"] = str(work / "workspaces")
+
+
+async def _check(verdict: Verdict, work: Path) -> None:
+    from ._scenarios import long_conversation, shipped_agents, template_in_adk_run
+
+    max_tokens = _setting("YUXI_REAL_MODEL_MAX_TOKENS", 256)
+    await shipped_agents(verdict, max_tokens)
+    await asyncio.to_thread(template_in_adk_run, verdict, work)
+    turns = _setting("YUXI_REAL_MODEL_TURNS", 12)
+    await long_conversation(verdict, turns, max_tokens, work / "sessions.db")
+
+
+def _summary(verdict: Verdict, seconds: float) -> dict[str, object]:
+    codes: dict[str, int] = {}
+    for turn in verdict.turns:
+        codes[turn.error_code or "answered"] = codes.get(turn.error_code or "answered", 0) + 1
+    return {
+        "seconds": round(seconds, 1),
+        "turns": len(verdict.turns),
+        "turn_endings": codes,
+        "compactions_stored": verdict.compactions,
+        "longest_same_failure_run": max((t.same_failures for t in verdict.turns), default=0),
+        "problems": verdict.problems,
+    }
+
+
+def main() -> int:
+    started = time.monotonic()
+    cache = _server.cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="yuxi-real-model-"))
+    verdict = Verdict()
+    with ExitStack() as stack:
+        base_url = os.environ.get("YUXI_REAL_MODEL_BASE_URL")
+        if base_url:
+            name = os.environ.get("YUXI_REAL_MODEL_NAME", "default")
+            _point_at(base_url, name, None, work)
+        else:
+            python = _server.install(cache)
+            gguf = _server.assemble(python, cache)
+            n_ctx = _setting("YUXI_REAL_MODEL_CTX", 8192)
+            served = stack.enter_context(_server.serve(python, gguf, n_ctx, cache / "server.log"))
+            _point_at(served, _server.MODEL_NAME, n_ctx, work)
+        checked = time.monotonic()
+        asyncio.run(_check(verdict, work))
+        report = _summary(verdict, time.monotonic() - checked)
+    report["setup_seconds"] = round(checked - started, 1)
+    report["turns_detail"] = [asdict(t) for t in verdict.turns]
+    (cache / "report.json").write_text(json.dumps(report, indent=2))
+    shown = {k: v for k, v in report.items() if k != "turns_detail"}
+    print(json.dumps(shown, indent=2))
+    print("PASSED" if not verdict.problems else "FAILED", f"(report: {cache / 'report.json'})")
+    return 0 if not verdict.problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
