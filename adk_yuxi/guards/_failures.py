@@ -18,7 +18,10 @@ import json
 from collections import Counter
 from typing import Any
 
+from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
@@ -138,6 +141,13 @@ class ReturnedFailurePlugin(BasePlugin):
         else:
             answer["run_ending"] = ending.strip()
         return answer
+
+    @override
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        # A stand-alone budget ends the run itself; the runtime's leaves it to the runtime.
+        return self.ledger.stop_response(callback_context)
 
     def end_run(self, invocation_id: str) -> None:
         self._failed.pop(invocation_id, None)

@@ -9,11 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
 
 from adk_yuxi.errors import ToolErrorCode, tool_error
-from adk_yuxi.guards import REPEATED_TOOL_FAILURE, RepeatedToolFailure, returned_error_code
+from adk_yuxi.guards import (
+    REPEATED_TOOL_FAILURE,
+    RepairBudget,
+    RepeatedToolFailure,
+    ReturnedFailurePlugin,
+    returned_error_code,
+)
 from adk_yuxi.runtime import Limits, ToolFailureLimitReached
-from adk_yuxi.testing import OpenAIScriptServer, ToolCall
+from adk_yuxi.testing import OpenAIScriptServer, ScriptedLlm, ToolCall, call
 from adk_yuxi.tools import tool
 from tests.runtime._kit import Kit
 
@@ -117,3 +125,19 @@ def test_what_counts_as_a_returned_error() -> None:
     marker = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
     repaired = {"error": {"code": "invalid_arguments"}, "response_type": marker}
     assert returned_error_code(repaired) is None
+
+
+async def test_a_plain_adk_app_is_stopped_by_its_own_budget() -> None:
+    """Without `build_app`: `ReturnedFailurePlugin(RepairBudget(n))` ends the run itself."""
+
+    def lookup(city: str) -> dict[str, Any]:
+        """Looks a city up (knows none)."""
+        return {"error": {"code": "unknown_city", "message": f"no city {city!r}"}}
+
+    llm = ScriptedLlm([call("lookup", city="Atlantis")] * 10)
+    agent = LlmAgent(name="plain", model=llm, tools=[lookup])
+    plugin = ReturnedFailurePlugin(RepairBudget(10), repeat_limit=3)
+    events = await turn(App(name="plain", root_agent=agent, plugins=[plugin]), "where?")
+    assert len(llm.requests) == 3
+    assert events[-1].error_code == REPEATED_TOOL_FAILURE
+    assert "called `lookup` 3 times" in _text(events[-1])
