@@ -46,7 +46,7 @@ from adk_yuxi.access import Principal, User
 from adk_yuxi.models import declared_tool_names  # noqa: F401  (warms the models package)
 from adk_yuxi.observability import INSTRUMENTATION_NAME, use_tracer_provider
 from adk_yuxi.runtime import AgentConfig, Toolbox, build_app, host_run_config
-from adk_yuxi.runtime._decision_spans import decided
+from adk_yuxi.runtime.authorization._decision_spans import decided
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._timing import format_table, median_rate, timed_rounds

@@ -27,7 +27,7 @@ from adk_yuxi.host._host import Host
 from adk_yuxi.ledger import LedgerPlugin
 from adk_yuxi.mcp import McpResultPlugin
 from adk_yuxi.runtime import AuthorizationPlugin, Refusal, ToolResultOffloadPlugin
-from adk_yuxi.runtime._prompt_estimate import PromptEstimatePlugin
+from adk_yuxi.runtime.assembly._prompt_estimate import PromptEstimatePlugin
 from adk_yuxi.testing import ScriptedLlm
 from adk_yuxi.tools import ToolRegistry, tool
 

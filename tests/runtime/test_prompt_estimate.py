@@ -29,7 +29,7 @@ from adk_yuxi.runtime import (
     build_app,
     compaction_config,
 )
-from adk_yuxi.runtime._prompt_estimate import (
+from adk_yuxi.runtime.assembly._prompt_estimate import (
     ESTIMATED_KEY,
     PromptEstimatePlugin,
     estimate_prompt_tokens,
