@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--entries", default="runner,adk_cli,host")
     parser.add_argument("--quick", action="store_true", help="3 rounds, 1,000 events only")
     parser.add_argument("--skip-new", action="store_true", help="only the long-session table")
+    parser.add_argument("--skip-long", action="store_true", help="only the new-session table")
     args = parser.parse_args(argv)
     os.environ.setdefault("ADK_DISABLE_TELEMETRY", "1")
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",")]
@@ -140,6 +141,8 @@ def main(argv: list[str] | None = None) -> None:
         rows = asyncio.run(new_session_table(work / "new", rounds, args.turns))
         print("Whole turn on a new session (2 model calls + 1 tool call), against plain ADK.")
         print(format_table(["model", "contender", "CPU ms per turn", "x plain ADK"], rows))
+    if args.skip_long:
+        return
     entries = args.entries.split(",")
     (work / "long").mkdir(parents=True)
     rows, first = asyncio.run(long_table(work / "long", sizes, rounds, entries))
