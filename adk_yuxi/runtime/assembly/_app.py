@@ -133,7 +133,7 @@ def check_tree(
     `base` are the base tools the app's capabilities bring."""
     _check_names(tree, registry, skills, mcp_servers)
     tools = default_registry if registry is None else registry
-    check_base_names(tools, tree.root)
+    check_base_names(tools, tree.root, base)
     has_skills = skills is not None and bool(skills.all())
     check_tool_names(tree, tools, skills=has_skills, base=base)
     check_retrieval(tree, tools, mcp_servers)

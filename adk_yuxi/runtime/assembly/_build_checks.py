@@ -23,17 +23,19 @@ def _reachable(
 ) -> dict[str, str]:
     """Tool name -> where it comes from, for the tools an agent may show."""
     chosen = registry.ids() if ids is None else [i for i in ids if i in registry]
-    chosen = [i for i in chosen if i not in BASE_TOOLS]  # never shown as local tools
+    base = list(base)
+    chosen = [i for i in chosen if i not in base]  # shown as the base tools they are
     shown = {registry.get(i).name: f"registered tool {i!r}" for i in chosen}
     return {**shown, **{i: f"base tool {i!r}" for i in base}}
 
 
-def check_base_names(registry: ToolRegistry, agent: str) -> None:
-    """A registered tool under a base tool's id must be that base tool (what
-    `register_base_tools` puts there): another would be silently shadowed by it."""
+def check_base_names(registry: ToolRegistry, agent: str, base: Iterable[str]) -> None:
+    """A registered tool under the id of a base tool the app brings must be that base
+    tool (what `register_base_tools` puts there): another would be silently shadowed.
+    Under the name of a base tool the app does not bring, it is a tool like any other."""
     problems = [
-        ("tools", f"a registered tool is named {i!r}, a name reserved for a base tool")
-        for i in BASE_TOOLS
+        ("tools", f"a registered tool is named {i!r}, the name of a base tool of this app")
+        for i in base
         if i in registry and registry.get(i) is not base_tool(i)
     ]
     if problems:

@@ -18,7 +18,7 @@ from ...access import Principal, ResourceKind
 from ...mcp import McpServerRegistry, Unnarrowed
 from ...skills import SkillCatalog, SkillSpec
 from ...tools import ToolRegistry, ToolSettings, ToolUnavailable, default_registry, log_unavailable
-from ...tools.base import BASE_TOOLS
+from ...tools.base import BASE_TOOLS, base_tool
 from ..config._config import AgentConfig
 
 __all__ = ["RuntimeContext", "prepare_runtime_context"]
@@ -53,6 +53,12 @@ class RuntimeContext:
         """The instance this run executes for `tool_id`."""
         bound = self.bound_tools.get(tool_id)
         return bound if bound is not None else self.registry.get(tool_id)
+
+
+def _shared_base(registry: ToolRegistry, tool_id: str) -> bool:
+    """The shared base tool instance (`register_base_tools`): only ever a base tool, shown
+    when a capability brings it, never as a local tool."""
+    return tool_id in BASE_TOOLS and registry.get(tool_id) is base_tool(tool_id)
 
 
 def _intersect(
@@ -214,7 +220,7 @@ def prepare_runtime_context(
     tools = _intersect(
         config.tools, usable_tools if config.tools is not None else unclaimed_tools, "tool", omitted
     )
-    tools = tuple(t for t in tools if t not in BASE_TOOLS)  # base tools: only as `base`
+    tools = tuple(t for t in tools if t not in base and not _shared_base(registry, t))
     kbs = _intersect(
         config.knowledges, sorted(principal.usable(ResourceKind.KNOWLEDGE_BASE)), "kb", omitted
     )
