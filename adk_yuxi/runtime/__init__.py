@@ -1,7 +1,7 @@
 """Runtime assembly: from a user and an agent config to an ADK `App` whose model sees
 only what it may use now, and whose every call is decided on the rights of that moment.
 
-Four subpackages, each depending only on those listed before it:
+Four subpackages, each importing only those listed before it:
 
 - `config`: what an agent is made of (`AgentConfig`, the configs users write, the YAML
   `AgentCatalog`, the checked `AgentTree`);
