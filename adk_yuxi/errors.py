@@ -13,16 +13,27 @@ plugin exception would end the run as an opaque ``RuntimeError``:
   correct itself and the run goes on;
 - a *run that must stop* ends with an error event whose ``error_code`` is the ``CODE``
   of a `RunStopped` subclass, and whose text is one public sentence per code (the
-  details go to the operator log). ``SomeStop.from_event(event)`` turns it back into
-  the exception for hosts that prefer one.
+  details go to the operator log). `stop_response` builds that event's response and
+  ``SomeStop.from_event(event)`` turns it back into the exception for hosts that
+  prefer one: both sides of the one event live here.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-__all__ = ["MissingExtraError", "RunStopped", "ToolErrorCode", "YuxiError", "tool_error"]
+if TYPE_CHECKING:
+    from google.adk.models.llm_response import LlmResponse
+
+__all__ = [
+    "MissingExtraError",
+    "RunStopped",
+    "ToolErrorCode",
+    "YuxiError",
+    "stop_response",
+    "tool_error",
+]
 
 
 class YuxiError(Exception):
@@ -136,3 +147,22 @@ class RunStopped(YuxiError):
         if getattr(event, "error_code", None) != cls.CODE:
             return None
         return cls(str(getattr(event, "error_message", None) or cls.PUBLIC_TEXT))
+
+
+def stop_response(stop: type[RunStopped], text: str | None = None) -> LlmResponse:
+    """An error response in place of the model's, with the stop's public text only (or
+    `text`, a public text of that stop that says more). It ends the run through ADK's own
+    path: it carries no function call, so the flow treats it as the final event."""
+    # Imported here: every module imports this one, most without needing ADK's models.
+    from google.adk.models.llm_response import LlmResponse
+    from google.genai import types
+
+    text = text or stop.PUBLIC_TEXT
+    return LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(text=f"This run was stopped: {text}.")]
+        ),
+        error_code=stop.CODE,
+        error_message=text,
+        turn_complete=True,
+    )

@@ -51,7 +51,7 @@ from adk_yuxi.access import (
 )
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.host import ApiConfig, create_app
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, RunRecords, Toolbox, build_app
 from adk_yuxi.storage import open_services, register_service_schemes
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._history import seed_sql
@@ -136,10 +136,10 @@ def _app(player: Player, records: Any = None) -> App:
     return build_app(
         AgentConfig(name=AGENT, tools=("lookup",)),
         Principal.from_records(User(id=USER), [record]),
-        registry=registry,
         model=player,
-        app_name=AGENT,
-        records=records,
+        name=AGENT,
+        toolbox=Toolbox(registry=registry),
+        capabilities=[RunRecords(records)] if records is not None else [],
     )
 
 
@@ -219,7 +219,7 @@ async def _host_turn(
         workspace_root=work / "workspaces",
         model=player,
         worker="bench",
-        registry=registry,
+        toolbox=Toolbox(registry=registry),
     )
     app = create_app(config)
     await stack.enter_async_context(app.router.lifespan_context(app))

@@ -29,7 +29,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, ShareConfig, User
-from adk_yuxi.runtime import AgentCatalog, AgentConfig, build_app
+from adk_yuxi.runtime import AgentCatalog, AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._timing import format_table, median_rate, timed_rounds
@@ -82,9 +82,9 @@ def yuxi_app(turns: int, registry: ToolRegistry, catalog: AgentCatalog, who: Pri
         "coordinator",
         who,
         catalog=catalog,
-        registry=registry,
         model=_models(turns),
-        app_name="bench",
+        name="bench",
+        toolbox=Toolbox(registry=registry),
     )
 
 

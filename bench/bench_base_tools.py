@@ -28,11 +28,10 @@ from google.adk.runners import Runner
 from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
-import adk_yuxi.tools.base  # noqa: F401  (registers the base tools)
 from adk_yuxi.ledger import LedgerPlugin
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm, call
-from adk_yuxi.tools import default_registry
+from adk_yuxi.tools.base import base_tool
 from adk_yuxi.waitpoints import WaitpointStore
 from bench._timing import format_table, median_rate, timed_rounds
 
@@ -62,7 +61,7 @@ def _player(tool: str) -> Callable[[LlmRequest], Any]:
 
 
 def _runner(services: YuxiServices, tool: str, plugins: Sequence[BasePlugin], turns: int) -> Runner:
-    tools: list[Any] = [FunctionTool(note)] if tool == "note" else [default_registry.get(tool)]
+    tools: list[Any] = [FunctionTool(note)] if tool == "note" else [base_tool(tool)]
     agent = LlmAgent(name="bench", model=ScriptedLlm([_player(tool)] * (2 * turns)), tools=tools)
     app = App(name="bench", root_agent=agent, plugins=list(plugins))
     return Runner(app=app, session_service=services.session_service)

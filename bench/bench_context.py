@@ -36,7 +36,7 @@ from pydantic import Field
 from adk_yuxi.access import Principal, Role, User
 from adk_yuxi.models import DemoLlm
 from adk_yuxi.models._request import contents_chars
-from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app
+from adk_yuxi.runtime import AgentConfig, ContextPolicy, Toolbox, build_app
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._timing import format_table
 
@@ -67,7 +67,7 @@ def _app(policy: ContextPolicy, model: MeasuredDemo) -> App:
 
     config = AgentConfig(name="bench", tools=("lookup",), context=policy)
     principal = Principal.from_records(User(id=USER, role=Role.ADMIN), [])
-    return build_app(config, principal, registry=registry, model=model)
+    return build_app(config, principal, model=model, toolbox=Toolbox(registry=registry))
 
 
 class HeldSessions(BaseSessionService):

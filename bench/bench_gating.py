@@ -45,7 +45,14 @@ from adk_yuxi.access import (
     User,
 )
 from adk_yuxi.mcp import McpServerRegistry
-from adk_yuxi.runtime import AgentConfig, AuthorizationPlugin, build_app, compute_visibility
+from adk_yuxi.runtime import (
+    Access,
+    AgentConfig,
+    AuthorizationPlugin,
+    Toolbox,
+    build_app,
+    compute_visibility,
+)
 from adk_yuxi.skills import SkillCatalog, SkillSpec
 from adk_yuxi.testing import call
 from adk_yuxi.tools import StrictFunctionTool, ToolRegistry
@@ -173,24 +180,26 @@ async def measure(turns: int, rounds: int) -> dict[str, float]:
             return App(name=AGENT, root_agent=LlmAgent(name=AGENT, model=llm, tools=visible))
 
         def yuxi(llm: BaseLlm) -> App:
-            return build_app(CONFIG, principal, registry=registry, skills=catalog, model=llm)
+            return build_app(
+                CONFIG, principal, model=llm, toolbox=Toolbox(registry=registry, skills=catalog)
+            )
 
         def yuxi_sql(llm: BaseLlm) -> App:
             return build_app(
-                CONFIG, principal, registry=registry, skills=catalog, model=llm, repository=repo
+                CONFIG,
+                Access.live(principal, repo),
+                model=llm,
+                toolbox=Toolbox(registry=registry, skills=catalog),
             )
 
         def per_user(llm: BaseLlm) -> App:
-            return build_app(CONFIG, source, registry=registry, skills=catalog, model=llm)
+            return build_app(
+                CONFIG, source, model=llm, toolbox=Toolbox(registry=registry, skills=catalog)
+            )
 
         def per_user_sql(llm: BaseLlm) -> App:
             return build_app(
-                CONFIG,
-                repo.load_principal,
-                registry=registry,
-                skills=catalog,
-                model=llm,
-                repository=repo,
+                CONFIG, repo, model=llm, toolbox=Toolbox(registry=registry, skills=catalog)
             )
 
         contenders = {
@@ -210,7 +219,9 @@ async def decision_cost(iterations: int = 5000) -> dict[str, float]:
     """Seconds per gating decision alone, without ADK: the visible set a model step is
     declared from, and the checks a tool call passes (visibility, identity, arguments)."""
     registry, catalog, principal = _world()
-    app = build_app(CONFIG, principal, registry=registry, skills=catalog, model=_Player())
+    app = build_app(
+        CONFIG, principal, model=_Player(), toolbox=Toolbox(registry=registry, skills=catalog)
+    )
     plugin = app.plugins[0]
     assert isinstance(plugin, AuthorizationPlugin)
     runtime = plugin.cache.get(principal).root

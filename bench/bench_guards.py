@@ -38,7 +38,7 @@ from google.genai import types
 from adk_yuxi._text import document_terms, query_terms
 from adk_yuxi.access import Principal, User
 from adk_yuxi.guards import BM25ToolRetriever, StructuredOutputPlugin, ToolRetrievalPlugin
-from adk_yuxi.runtime import AgentConfig, ToolRetrieval, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, ToolRetrieval, build_app
 from adk_yuxi.testing import call
 from adk_yuxi.tools import StrictFunctionTool, ToolExtraMetadata, ToolRegistry
 from bench._timing import format_table, median_rate, timed_rounds
@@ -257,19 +257,19 @@ async def guard_cost(turns: int, rounds: int, size: int) -> dict[str, float]:
         app = build_app(
             guarded.model_copy(update={"tool_retrieval": None}),
             principal,
-            registry=registry,
             model=llm,
+            toolbox=Toolbox(registry=registry),
         )
         return App(name=app.name, root_agent=app.root_agent, plugins=app.plugins[:1])
 
     def with_all(llm: BaseLlm) -> App:
-        app = build_app(guarded, principal, registry=registry, model=llm)
+        app = build_app(guarded, principal, model=llm, toolbox=Toolbox(registry=registry))
         plugins = [*app.plugins, StructuredOutputPlugin()]
         return App(name=app.name, root_agent=app.root_agent, plugins=plugins)
 
     def without_retrieval(llm: BaseLlm) -> App:
         unretrieved = guarded.model_copy(update={"tool_retrieval": None})
-        app = build_app(unretrieved, principal, registry=registry, model=llm)
+        app = build_app(unretrieved, principal, model=llm, toolbox=Toolbox(registry=registry))
         plugins = [*app.plugins, StructuredOutputPlugin()]
         return App(name=app.name, root_agent=app.root_agent, plugins=plugins)
 

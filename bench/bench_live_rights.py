@@ -33,7 +33,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import call
 from adk_yuxi.tools import ToolRegistry, tool
@@ -128,10 +128,9 @@ async def measure(
             def full(llm: _Player) -> App:
                 return build_app(
                     AgentConfig(name=AGENT, tools=("lookup",)),
-                    access.load_principal,
-                    repository=access,
-                    registry=registry,
+                    access,
                     model=llm,
+                    toolbox=Toolbox(registry=registry),
                 )
 
             memory, sql = InMemorySessionService(), services.session_service

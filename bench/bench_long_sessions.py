@@ -52,7 +52,7 @@ from google.genai import types
 from pydantic import Field
 
 from adk_yuxi.access import Principal, ResourceKind, ResourceRecord, ShareConfig, User
-from adk_yuxi.runtime import AgentConfig, build_app, host_run_config
+from adk_yuxi.runtime import AgentConfig, RunRecords, Toolbox, build_app, host_run_config
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._history import resummarize, seed_sql, turn_events, with_summary
@@ -110,10 +110,10 @@ async def yuxi_contender(
     app = build_app(
         AgentConfig(name=AGENT, tools=("lookup",)),
         Principal.from_records(User(id=USER), [record]),
-        registry=registry,
         model=player,
-        app_name=AGENT,
-        records=services.store,
+        name=AGENT,
+        toolbox=Toolbox(registry=registry),
+        capabilities=[RunRecords(services.store)],
     )
     runner = Runner(app=app, session_service=services.session_service)
     sessions = services.session_service

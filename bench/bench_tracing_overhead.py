@@ -45,8 +45,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from adk_yuxi.access import Principal, User
 from adk_yuxi.models import declared_tool_names  # noqa: F401  (warms the models package)
 from adk_yuxi.observability import INSTRUMENTATION_NAME, use_tracer_provider
-from adk_yuxi.runtime import AgentConfig, build_app, host_run_config
-from adk_yuxi.runtime._decision_spans import decided
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app, host_run_config
+from adk_yuxi.runtime.authorization._decision_spans import decided
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._timing import format_table, median_rate, timed_rounds
@@ -102,7 +102,10 @@ def _turns(registry: ToolRegistry, turns: int, stubbed: bool) -> Callable[[], Aw
 
     async def run() -> int:
         app = build_app(
-            config, principal, registry=registry, model=ScriptedLlm([_answer] * (2 * turns))
+            config,
+            principal,
+            model=ScriptedLlm([_answer] * (2 * turns)),
+            toolbox=Toolbox(registry=registry),
         )
         service = InMemorySessionService()
         runner = Runner(app=app, session_service=service)

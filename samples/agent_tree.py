@@ -26,6 +26,7 @@ from google.adk.runners import Runner
 from google.genai import types
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
+from adk_yuxi import AgentCatalog, build_app
 from adk_yuxi.access import (
     AccessRepository,
     ResourceKind,
@@ -35,7 +36,7 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import AgentCatalog, AgentTree, build_app
+from adk_yuxi.runtime import AgentTree
 from adk_yuxi.storage import open_services
 
 CONFIGS = Path(__file__).resolve().parent.parent / "agents" / "team" / "configs"
@@ -85,13 +86,7 @@ async def main(db: Path, configs: Path = CONFIGS) -> None:
         for user_id in ("mei", "li"):
             reached, left_out = tree.reachable_by(await access.load_principal(user_id))
             print(f"{user_id} reaches {reached[::-1]}; left out: {left_out or 'nothing'}")
-        app = build_app(
-            "coordinator",
-            access.load_principal,
-            catalog=catalog,
-            repository=access,
-            app_name="team",
-        )
+        app = build_app("coordinator", access, catalog=catalog, name="team")
         runner = Runner(app=app, session_service=services.session_service)
         try:
             for user_id in ("mei", "li"):

@@ -5,8 +5,7 @@ import asyncio
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
-from adk_yuxi.tools import tool
+from adk_yuxi import AgentConfig, LocalPrincipals, build_app, tool
 
 
 @tool(category="text", display_name="Word count")

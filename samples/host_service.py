@@ -2,7 +2,7 @@
 
 What a production host does:
   1. open the platform database once (sessions, memory, artifacts and access records);
-  2. build the agent's App and Runner once, from `AccessRepository.load_principal`: every
+  2. build the agent's App and Runner once, with the `AccessRepository` as its access: every
      run loads its caller's principal when it starts, so one App serves every user;
   3. per chat request, run it with `Runner.run_async` and stream the events out.
 Here an administrator withdraws a user's right to the agent between two requests, and
@@ -25,6 +25,7 @@ from google.adk.runners import Runner
 from google.genai import types
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
+from adk_yuxi import AgentConfig, build_app
 from adk_yuxi.access import (
     AccessDenied,
     AccessRepository,
@@ -36,7 +37,7 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import AgentConfig, build_app, host_run_config
+from adk_yuxi.runtime import host_run_config
 from adk_yuxi.storage import YuxiServices, open_services
 
 AGENT = AgentConfig(
@@ -58,7 +59,7 @@ async def seed(access: AccessRepository) -> None:
 
 def open_runner(services: YuxiServices, access: AccessRepository) -> Runner:
     """One App and one Runner for the agent, shared by every user and request."""
-    app = build_app(AGENT, access.load_principal, repository=access)
+    app = build_app(AGENT, access)
     return Runner(
         app=app,
         session_service=services.session_service,

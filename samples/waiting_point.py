@@ -21,9 +21,9 @@ from pathlib import Path
 from google.adk.runners import Runner
 from google.genai import types
 
+from adk_yuxi import AgentConfig, RunRecords, build_app
 from adk_yuxi.access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig, User
 from adk_yuxi.ledger import RunLedger
-from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.waitpoints import WaitpointConflict, WaitpointStore
 
@@ -76,7 +76,7 @@ async def main(db: Path) -> None:
     async with open_services(f"sqlite+aiosqlite:///{db}") as services:
         access = AccessRepository(services.store)
         await seed(access)
-        app = build_app(AGENT, access.load_principal, repository=access, records=services.store)
+        app = build_app(AGENT, access, capabilities=[RunRecords(services.store)])
         runner = Runner(app=app, session_service=services.session_service)
         await services.session_service.create_session(
             app_name=AGENT.name, user_id="mei", session_id="s1"

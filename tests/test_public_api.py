@@ -10,12 +10,38 @@ import pytest
 PUBLIC: dict[str, set[str]] = {
     "adk_yuxi": {
         "__version__",
+        "Access",
+        "AccessRepository",
+        "AgentCatalog",
+        "AgentConfig",
+        "AgentConfigError",
+        "Capability",
+        "Compaction",
+        "ContextPolicy",
+        "Limits",
+        "LocalPrincipals",
+        "Offload",
+        "Principal",
+        "RunRecords",
+        "RunStopped",
+        "ShareConfig",
+        "ToolRegistry",
+        "ToolResultOffload",
+        "ToolRetrieval",
+        "ToolSettings",
+        "Toolbox",
+        "YuxiError",
+        "build_app",
+        "load_agent_config",
+        "per_user_workspaces",
+        "tool",
     },
     "adk_yuxi.errors": {
         "MissingExtraError",
         "RunStopped",
         "ToolErrorCode",
         "YuxiError",
+        "stop_response",
         "tool_error",
     },
     "adk_yuxi.access": {
@@ -171,7 +197,6 @@ PUBLIC: dict[str, set[str]] = {
         "RunPage",
         "RunRecord",
         "RunWaiting",
-        "SessionRuns",
         "UnsafeUserId",
         "WorkerLeaseExpired",
         "WorkspaceRoot",
@@ -256,7 +281,13 @@ PUBLIC: dict[str, set[str]] = {
         "AuthorizationPlugin",
         "AgentAssemblyFailed",
         "AuthorizationUnavailable",
-        "BASE_TOOL_IDS",
+        "Access",
+        "AccessLike",
+        "Capability",
+        "Compaction",
+        "Offload",
+        "RunRecords",
+        "Toolbox",
         "CAPABILITY_LIMITED",
         "DEFAULT_RESOURCE_ARGS",
         "DuplicateToolError",
@@ -365,6 +396,11 @@ PUBLIC: dict[str, set[str]] = {
         "text",
     },
     "adk_yuxi.tools": {
+        "ResourceDenied",
+        "RunAccess",
+        "check_resource",
+        "run_access",
+        "run_workspace",
         "ResourceType",
         "StrictFunctionTool",
         "ToolArgumentsError",
@@ -416,6 +452,25 @@ PUBLIC: dict[str, set[str]] = {
         "web_search_tool",
     },
 }
+
+
+def test_the_entry_names_come_from_their_packages_lazily() -> None:
+    """`import adk_yuxi` builds nothing; each entry name is its package's own object."""
+    import subprocess
+    import sys
+
+    code = "import sys, adk_yuxi; print(sorted(m for m in sys.modules if m.startswith('adk_yuxi')))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "['adk_yuxi']"
+    import adk_yuxi
+    from adk_yuxi import runtime, tools
+
+    assert adk_yuxi.build_app is runtime.build_app
+    assert adk_yuxi.tool is tools.tool
+    with pytest.raises(AttributeError):
+        _ = adk_yuxi.not_a_name  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))

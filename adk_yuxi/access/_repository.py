@@ -218,7 +218,8 @@ class AccessRepository:
         return principal
 
     current_principal = load_principal
-    """What the runtime asks at every model and tool call (`build_app(repository=)`)."""
+    """What the runtime asks at every model and tool call (with this repository as
+    `build_app`'s access)."""
 
     async def change_marker(self) -> int:
         """The access tables' version: it moves with every write to users or resources."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, Index, MetaData, Table, Text
 
-from .._sql import Migration, SchemaPart, Step, register_schema_part
+from .._sql import Migration, SchemaPart, Step
 
 __all__ = ["API_KEYS_PART", "api_keys"]
 
@@ -31,4 +31,3 @@ async def _create(m: Migration) -> None:
 
 
 API_KEYS_PART = SchemaPart("api_keys", (Step(1, "API keys", _create),))
-register_schema_part(API_KEYS_PART)

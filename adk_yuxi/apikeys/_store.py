@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._sql import register_schema_part
 from .._sql.store import SqlStore, Tx
 from ..access import AccessError, Role
-from . import _schema  # noqa: F401  (registers the table)
 from ._errors import ApiKeyForbidden, ApiKeyNotFound, InvalidApiKey
+from ._schema import API_KEYS_PART
 
 __all__ = ["TOKEN_PREFIX", "ApiKey", "ApiKeyStore", "IssuedKey"]
 
@@ -86,6 +87,7 @@ class ApiKeyStore:
 
     def __init__(self, store: SqlStore) -> None:
         self._store = store
+        register_schema_part(API_KEYS_PART)  # its table, in every store it works on
 
     async def issue(
         self,

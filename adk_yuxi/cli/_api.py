@@ -102,7 +102,7 @@ def serve_api(
     import adk_yuxi.tools.builtin  # noqa: F401  (agent configs name the built-in tools)
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.host import ApiConfig, create_app
-    from adk_yuxi.runtime import AgentCatalog
+    from adk_yuxi.runtime import AgentCatalog, Toolbox
 
     metrics = MetricsServing("yuxi-api", metrics_port, metrics_path)
     try:
@@ -126,8 +126,7 @@ def serve_api(
             cancel_poll_seconds=cancel_poll_seconds,
             heartbeat_seconds=heartbeat_seconds,
             follow_seconds=follow_seconds,
-            skills=skills,
-            mcp_servers=mcp_servers,
+            toolbox=Toolbox(skills=skills, mcp_servers=mcp_servers),
         )
         config.check_folders()
         app = create_app(config)

@@ -33,9 +33,10 @@ def startup_banner(app: FastAPI, config: ApiConfig, host: str, port: int) -> str
         f" worker (a dead one's runs close after {config.lease_seconds:g} s)",
         f"  address:  {where}",
     ]
-    if config.mcp_servers is not None:
-        for name in config.mcp_servers.enabled():
-            lines.append(f"  mcp:      {name} at {_shown(config.mcp_servers.get(name).url)}")
+    servers = config.toolbox.mcp_servers
+    if servers is not None:
+        for name in servers.enabled():
+            lines.append(f"  mcp:      {name} at {_shown(servers.get(name).url)}")
     return "\n".join(lines)
 
 

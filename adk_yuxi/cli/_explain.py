@@ -16,7 +16,7 @@ from ._table import JSON_OPTION, echo_json, echo_line, echo_table
 
 if TYPE_CHECKING:
     from adk_yuxi.access import AccessRepository
-    from adk_yuxi.runtime._explain import Explanation
+    from adk_yuxi.runtime.authorization._explain import Explanation
 
 __all__ = ["explain"]
 
@@ -48,9 +48,9 @@ def _explain(
     from adk_yuxi.access import AccessRepository
     from adk_yuxi.errors import YuxiError
     from adk_yuxi.runtime import AgentCatalog, AgentTree
-    from adk_yuxi.runtime._app import check_tree
-    from adk_yuxi.runtime._explain import explain_access
-    from adk_yuxi.runtime._tree_runtime import TreeRuntimeFactory
+    from adk_yuxi.runtime.assembly._app import check_tree
+    from adk_yuxi.runtime.authorization._explain import explain_access
+    from adk_yuxi.runtime.rights._tree_runtime import TreeRuntimeFactory
 
     async def main() -> tuple[Explanation, dict[str, Any] | None]:
         catalog = AgentCatalog.from_yaml(*paths)

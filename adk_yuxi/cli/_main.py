@@ -64,15 +64,19 @@ def demo(db_path: Path) -> None:
     help="Import this agent folder first, as `adk run` would. Repeatable.",
 )
 def tools(as_json: bool, long_: bool, modules: tuple[str, ...], agents: tuple[Path, ...]) -> None:
-    """List the registered tools: the built-in ones and those of --import / --agent."""
+    """List the tools: the built-in ones, those of --import / --agent, and the base tools
+    an app's capabilities bring (category `base`)."""
     import adk_yuxi.tools.builtin  # noqa: F401
-    from adk_yuxi.tools import catalog
+    from adk_yuxi.tools import ToolRegistry, catalog
+    from adk_yuxi.tools.base import register_base_tools
 
     for name in modules:
         import_module(name)
     for folder in agents:
         import_agent_folder(folder)
-    entries = catalog()
+    base = ToolRegistry()
+    register_base_tools(base)
+    entries = catalog() + base.catalog()
     if as_json:
         click.echo(json.dumps([e.to_dict() for e in entries], ensure_ascii=False, indent=2))
         return

@@ -2,7 +2,7 @@
 
 Every user's runs with their lease holder; a lapsed lease taken over explicitly (the
 ledger's own `take_over`: one conditional UPDATE, refused while the lease is live);
-a run cancelled the way the host API cancels it (`SessionRuns.cancel`: a waiting run
+a run cancelled the way the host API cancels it (`RunLedger.cancel`: a waiting run
 closes with its waiting points, a running one is asked to stop, a closed one stays
 closed). Listing changes nothing: a run whose lease lapsed is shown as it is.
 """
@@ -228,10 +228,11 @@ def cancel(run_id: str, as_json: bool, db: str) -> None:
     pending waiting points; a running one gets a cancel request its worker acts on
     within its poll interval (one whose lease lapsed is closed as failed); a closed
     run is refused and stays as it is."""
-    from adk_yuxi.ledger import RunEnded, RunLedger, SessionRuns
+    from adk_yuxi.ledger import RunEnded, RunLedger
 
     async def work(store: SqlStore) -> RunRecord:
-        record, changed = await SessionRuns(store).cancel(await RunLedger(store).get(run_id))
+        ledger = RunLedger(store)
+        record, changed = await ledger.cancel(await ledger.get(run_id))
         if record.status == "running" or (changed and record.status == "cancelled"):
             return record
         raise RunEnded(record.run_id, record.status)

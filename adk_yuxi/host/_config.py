@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from google.adk.models.base_llm import BaseLlm
+from google.adk.plugins.base_plugin import BasePlugin
+from pydantic import BaseModel
 
-from adk_yuxi.mcp import McpServerRegistry
-from adk_yuxi.runtime import AgentCatalog, AgentConfig
-from adk_yuxi.skills import SkillCatalog
-from adk_yuxi.tools import ToolRegistry, ToolSettings
+from adk_yuxi.runtime import (
+    AgentCatalog,
+    AgentConfig,
+    Capability,
+    RefusalHook,
+    RunRecords,
+    Toolbox,
+)
 
 __all__ = ["ApiConfig"]
 
@@ -36,10 +42,13 @@ class ApiConfig:
     `follow_seconds`: how long `GET …/events` follows a run before it ends (with the
     run's status as of then; the client follows again from its last event id).
 
-    `registry`, `skills`, `mcp_servers` and `settings` are what every agent's App is
-    built with (`build_app`'s arguments of those names): without them an agent has the
-    built-in tools only, and an agent naming a skill or an MCP server is refused at
-    start. A host serving knowledge agents passes the catalog and servers
+    Every agent's App is built by `build_app` from the same values a user's own app
+    is: `toolbox` (registry, skills, MCP servers, tool settings, retriever; without one
+    an agent has the built-in tools only, and an agent naming a skill or an MCP server
+    is refused at start), `capabilities` (after the host's own run records, which come
+    from `database_url`, `worker`, `lease_seconds` and `workspace_root`: a
+    `Compaction(summarizer=...)`, plain ADK plugins, ...), `output_schema` and
+    `on_refusal`. A host serving knowledge agents passes the catalog and servers
     `install_knowledge` filled (`yuxi serve api --knowledge-url`).
     """
 
@@ -58,10 +67,10 @@ class ApiConfig:
     follow_seconds: float = 1800.0
     cancel_poll_seconds: float = 0.5
     idempotency_ttl_seconds: float | None = 86400.0
-    registry: ToolRegistry | None = None
-    skills: SkillCatalog | None = None
-    mcp_servers: McpServerRegistry | None = None
-    settings: ToolSettings | None = None
+    toolbox: Toolbox = field(default_factory=Toolbox)
+    capabilities: Sequence[Capability | BasePlugin] = ()
+    output_schema: type[BaseModel] | None = None
+    on_refusal: RefusalHook | None = None
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]
@@ -77,6 +86,8 @@ class ApiConfig:
             raise ValueError("max_header_bytes must be at least 1024")
         if self.idempotency_ttl_seconds is not None and self.idempotency_ttl_seconds <= 0:
             raise ValueError("idempotency_ttl_seconds must be positive (or None: kept for good)")
+        if any(isinstance(c, RunRecords) for c in self.capabilities):
+            raise ValueError("the host records its runs itself (database_url, worker, lease)")
 
     def check_folders(self) -> None:
         """Creates the workspace and blob folders if missing and checks that this process

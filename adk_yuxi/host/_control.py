@@ -1,7 +1,7 @@
 """One run at a time per session, cancellation through any worker, runs of dead workers.
 
 Before a run's first event is stored, this worker claims the session in the run ledger
-(`SessionRuns.claim`, decided by the database): a second run is 409 there and then,
+(`RunLedger.claim_new`, decided by the database): a second run is 409 there and then,
 with nothing written. The run is driven with an ADK abort signal held here; a cancel
 request made through any worker is a timestamp on the ledger row, and this worker's
 poller (one query per `cancel_poll_seconds` while it drives runs) trips the signal.
@@ -17,7 +17,7 @@ from google.adk.agents.invocation_context import new_invocation_context_id
 from google.adk.runners import Runner
 
 from adk_yuxi._sql import SqlStore
-from adk_yuxi.ledger import PLUGIN_NAME, LedgerPlugin, RunLedger, RunRecord, SessionRuns
+from adk_yuxi.ledger import PLUGIN_NAME, LedgerPlugin, RunLedger, RunRecord
 
 __all__ = ["Claim", "RunControl"]
 
@@ -52,8 +52,7 @@ class RunControl:
         lease_seconds: float,
         poll_seconds: float,
     ) -> None:
-        self.runs = SessionRuns(store)
-        self.ledger = RunLedger(store)
+        self.ledger = self.runs = RunLedger(store)
         self.worker = worker
         self.lease_seconds = lease_seconds
         self.poll_seconds = poll_seconds
@@ -102,7 +101,7 @@ class RunControl:
     ) -> Claim:
         """The session's next run, recorded as running here (409 errors otherwise);
         `invocation_id` when the caller chose it first (an idempotency record names it)."""
-        record = await self.runs.claim(
+        record = await self.runs.claim_new(
             app_name=runner.app_name,
             user_id=user_id,
             session_id=session_id,
@@ -149,7 +148,7 @@ class RunControl:
             log.exception("closing run %s as %s failed", claim.run_id, status)
 
     async def cancel(self, run: RunRecord) -> tuple[RunRecord, bool]:
-        """Cancels `run` (see `SessionRuns.cancel`); a run driven here is aborted at
+        """Cancels `run` (see `RunLedger.cancel`); a run driven here is aborted at
         once."""
         record, changed = await self.runs.cancel(run)
         claim = self._claims.get(record.run_id)

@@ -13,9 +13,9 @@ from google.adk.runners import Runner
 
 from adk_yuxi.access import AccessRepository, Principal, ResourceKind
 from adk_yuxi.apikeys import ApiKeyStore
-from adk_yuxi.ledger import LedgerPlugin, RunLedger, per_user_workspaces
+from adk_yuxi.ledger import RunLedger, per_user_workspaces
 from adk_yuxi.observability import watch_pending_waitpoints
-from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, build_app
+from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, RunRecords, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.waitpoints import WaitpointStore
 
@@ -55,31 +55,28 @@ class Host:
         self.runners: dict[str, Runner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._unwatch: Callable[[], None] = lambda: None
+        records = RunRecords(
+            store,
+            worker=worker,
+            lease_seconds=config.lease_seconds,
+            workspaces=(
+                per_user_workspaces(config.workspace_root)
+                if config.workspace_root is not None
+                else None
+            ),
+        )
         for root in self.agents:
-            ledger = LedgerPlugin(
-                store,
-                repository=self.access,
-                workspace=(
-                    per_user_workspaces(config.workspace_root)
-                    if config.workspace_root is not None
-                    else None
-                ),
-                worker=worker,
-                lease_seconds=config.lease_seconds,
-            )
             app = build_app(
                 root,
-                self.access.load_principal,
+                self.access,
                 catalog=catalog,
-                repository=self.access,
-                model=config.model,
-                registry=config.registry,
-                skills=config.skills,
-                mcp_servers=config.mcp_servers,
-                settings=config.settings,
+                toolbox=config.toolbox,
                 # After the ledger: it records the error as it was; callers get the
                 # public sentence.
-                plugins=[ledger, PublicErrorsPlugin()],
+                capabilities=[records, PublicErrorsPlugin(), *config.capabilities],
+                model=config.model,
+                output_schema=config.output_schema,
+                on_refusal=config.on_refusal,
             )
             self.runners[root] = Runner(
                 app=app,

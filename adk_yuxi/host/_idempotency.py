@@ -50,7 +50,7 @@ async def _create(m: Migration) -> None:
     await m.create_tables(idempotency)
 
 
-register_schema_part(SchemaPart("host_api", (Step(1, "idempotency keys", _create),)))
+HOST_API_PART = SchemaPart("host_api", (Step(1, "idempotency keys", _create),))
 
 _KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
 
@@ -82,6 +82,7 @@ class IdempotencyKeys:
             raise ValueError("ttl_seconds must be positive (or None: kept for good)")
         self._store = store
         self._ttl = ttl_seconds
+        register_schema_part(HOST_API_PART)  # its table, in every store it works on
         self._next_purge = 0.0
 
     async def _purge(self, cutoff: float) -> None:

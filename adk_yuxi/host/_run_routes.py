@@ -62,7 +62,7 @@ async def get_run(
 ) -> dict[str, Any]:
     host = host_of(request)
     runner, session = await _own_session(request, caller, agent_id, session_id)
-    record = await host.control.runs.get(
+    record = await host.control.runs.get_in_session(
         run_id, app_name=runner.app_name, user_id=caller.user_id, session_id=session.id
     )
     return run_json(record)
@@ -87,7 +87,7 @@ async def cancel_run(
     An ended run: 409 `run_ended`; another user's run: 404."""
     host = host_of(request)
     runner, session = await _own_session(request, caller, agent_id, session_id)
-    record = await host.control.runs.get(
+    record = await host.control.runs.get_in_session(
         run_id, app_name=runner.app_name, user_id=caller.user_id, session_id=session.id
     )
     record, changed = await host.control.cancel(record)

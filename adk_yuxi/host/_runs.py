@@ -150,7 +150,7 @@ async def _status_of(
     host: Host, runner: Runner, user_id: str, session_id: str, run: RunRecord
 ) -> dict[str, Any]:
     """The status of one run (closed as failed here if its worker's lease lapsed)."""
-    record = await host.control.runs.get(
+    record = await host.control.runs.get_in_session(
         run.run_id, app_name=runner.app_name, user_id=user_id, session_id=session_id
     )
     return run_status(record)

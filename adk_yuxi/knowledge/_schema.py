@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from .._sql import Migration, SchemaPart, Step, register_schema_part
+from .._sql import Migration, SchemaPart, Step
 from .._sql.urls import Backend
 from ._terms import chunk_terms
 
@@ -171,4 +171,3 @@ KNOWLEDGE_SCHEMA = SchemaPart(
         Step(3, "per-chunk term keys for the in-memory index; base revisions", _term_index),
     ),
 )
-register_schema_part(KNOWLEDGE_SCHEMA)

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .._sql import register_schema_part
 from .._sql.store import SqlStore, Tx, make_store
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
@@ -51,9 +52,6 @@ _FILE_COLUMNS = (
     " updated_at"
 )
 _BATCH = 500
-
-
-_SCHEMA = (KNOWLEDGE_SCHEMA, VECTOR_SCHEMA)  # importing them registers both parts
 
 
 def _kb(row: Sequence[Any]) -> KnowledgeBase:
@@ -110,6 +108,9 @@ class KnowledgeStore:
         _check_bytes("max_file_bytes", max_file_bytes, low=1)
         _check_bytes("index_cache_bytes", index_cache_bytes, low=0)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
+        # Its tables, in every store it works on.
+        register_schema_part(KNOWLEDGE_SCHEMA)
+        register_schema_part(VECTOR_SCHEMA)
         self._converters = converters or default_converters()
         self._max_bytes = max_file_bytes
         self._search = KnowledgeSearch(index_cache_bytes)

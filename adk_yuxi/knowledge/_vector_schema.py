@@ -8,7 +8,7 @@ the lexical tables. Vectors are float16 rows, L2-normalised; no database extensi
 
 from __future__ import annotations
 
-from .._sql import Migration, SchemaPart, Step, register_schema_part
+from .._sql import Migration, SchemaPart, Step
 from .._sql.urls import Backend
 from ._schema import KNOWLEDGE_SCHEMA
 
@@ -42,4 +42,3 @@ VECTOR_SCHEMA = SchemaPart(
     "knowledge_vectors", (Step(1, "chunk vectors and the model of each base", _baseline),)
 )
 _ = KNOWLEDGE_SCHEMA  # registered first: vectors refer to its chunks
-register_schema_part(VECTOR_SCHEMA)

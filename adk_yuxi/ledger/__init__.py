@@ -1,9 +1,9 @@
 """The run ledger: every run recorded with its worker lease and outcome.
 
 `LedgerPlugin` records each run of its App before it starts, renews the lease while the
-run goes on and closes it with its outcome; `RunLedger` is the host's view (find a run,
-list lapsed leases, `take_over` one explicitly); `SessionRuns` is a host's view of a
-session (one run at a time, cancel requests, runs of dead workers closed as failed);
+run goes on and closes it with its outcome; `RunLedger`, the one class over the runs
+table, is the host's view (find a run, list lapsed leases, `take_over` one explicitly;
+a session's runs one at a time, cancel requests, runs of dead workers closed as failed);
 `resume_waitpoint` resumes a run paused at a waiting point, claimed first
 (`answer_and_resume` records its answer under that claim). Every claim
 is made before ADK stores anything of the run: a closed run never runs again
@@ -27,7 +27,6 @@ from ._errors import (
 )
 from ._plugin import PLUGIN_NAME, ActiveRun, LedgerPlugin, WorkspaceRoot, ledger_plugin_of
 from ._resume import answer_and_resume, resume_waitpoint
-from ._session_runs import SessionRuns
 from ._store import LEASE_LAPSED, RUN_STATUSES, RunLedger, RunPage, RunRecord
 from ._workspace import UnsafeUserId, per_user_workspaces, workspace_name
 
@@ -49,7 +48,6 @@ __all__ = [
     "RunPage",
     "RunRecord",
     "RunWaiting",
-    "SessionRuns",
     "UnsafeUserId",
     "WorkerLeaseExpired",
     "WorkspaceRoot",

@@ -49,7 +49,7 @@ from typing_extensions import override
 
 from .._sql.store import SqlStore, make_store
 from ..access import AccessRepository
-from ..errors import RunStopped, ToolErrorCode, tool_error
+from ..errors import RunStopped, ToolErrorCode, stop_response, tool_error
 from ..marks import MarkStore
 from ..observability._metrics import instruments
 from ..waitpoints import WaitpointStore
@@ -126,7 +126,7 @@ class LedgerPlugin(BasePlugin):
 
     def adopt(self, record: RunRecord) -> None:
         """A run the host has just recorded as running under this worker's lease
-        (`SessionRuns.claim` or `resume`): its start takes the record as it is instead
+        (`RunLedger.claim_new` or `resume`): its start takes the record as it is instead
         of claiming it again, once. Its outcome is kept for `disown`."""
         self.held.hand_over(record, self.worker, report=True)
 
@@ -325,9 +325,6 @@ class LedgerPlugin(BasePlugin):
         stopped = await self._stopped(callback_context.invocation_id)
         if stopped is None:
             return None
-        # Imported here: the runtime imports the base tools, which import this package.
-        from ..runtime._refusals import stop_response
-
         return stop_response(stopped)
 
     @override

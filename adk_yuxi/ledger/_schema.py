@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, Index, MetaData, Table, Text, UniqueConstraint
 
-from .._sql import Migration, SchemaPart, Step, register_schema_part
+from .._sql import Migration, SchemaPart, Step
 
 __all__ = ["LEDGER_PART", "runs"]
 
@@ -71,4 +71,3 @@ LEDGER_PART = SchemaPart(
         Step(2, "cancel requests; one running run per session", _one_running_per_session),
     ),
 )
-register_schema_part(LEDGER_PART)

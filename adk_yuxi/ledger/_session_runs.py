@@ -1,4 +1,6 @@
-"""A session's runs as a host drives them: one at a time, cancellable, never left hanging.
+"""The run ledger's session side: a session's runs as a host drives them, one at a time,
+cancellable, never left hanging. A part of `RunLedger` (the one class over `yx_runs`),
+kept in its own module so each file stays one concern.
 
 The database decides every race: a partial unique index allows one ``running`` row per
 session, so of two workers claiming a session at once one insert wins; a run waiting
@@ -18,10 +20,11 @@ from .._sql.store import IntegrityViolation, SqlStore
 from ..observability._metrics import instruments
 from ..observability._tracing import traced
 from . import _spans
+from ._codes import LEASE_LAPSED
 from ._errors import RunEnded, RunInProgress, RunNotFound, RunWaiting
-from ._store import _COLUMNS, LEASE_LAPSED, RunRecord, record_of
+from ._record import _COLUMNS, RunRecord, record_of
 
-__all__ = ["SessionRuns"]
+__all__ = ["SessionOps"]
 
 _ACTIVE = "status IN ('running', 'waiting')"
 _SESSION = "app_name = :a AND user_id = :u AND session_id = :s"
@@ -43,18 +46,19 @@ class _PausedMeanwhile(Exception):
     """Rolls back a claim that a run pausing at the same moment made wrong."""
 
 
-class SessionRuns:
-    """The session-level view of the run ledger on one `SqlStore`."""
+class SessionOps:
+    """`RunLedger`'s operations on a session's runs (mixed into it, never used alone)."""
 
-    def __init__(self, store: SqlStore) -> None:
-        self.store = store
+    store: SqlStore
 
     async def _one(self, where: str, params: dict[str, Any]) -> RunRecord | None:
         async with self.store.read() as tx:
             row = await tx.fetchone(f"SELECT {_COLUMNS} FROM yx_runs WHERE {where}", params)
         return None if row is None else record_of(row)
 
-    async def get(self, run_id: str, *, app_name: str, user_id: str, session_id: str) -> RunRecord:
+    async def get_in_session(
+        self, run_id: str, *, app_name: str, user_id: str, session_id: str
+    ) -> RunRecord:
         """The run, if it belongs to this session (closed first if its lease lapsed);
         else `RunNotFound`: another user's run is reported as missing."""
         key = {"r": run_id, "a": app_name, "u": user_id, "s": session_id}
@@ -99,7 +103,7 @@ class SessionRuns:
         return found
 
     @traced("yuxi.ledger.claim", _spans.on_session, result=_spans.claimed)
-    async def claim(
+    async def claim_new(
         self,
         *,
         app_name: str,

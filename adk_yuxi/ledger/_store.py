@@ -14,10 +14,12 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from .._sql import register_schema_part
 from .._sql.store import IntegrityViolation, SqlStore, Tx
 from ..observability._metrics import instruments
 from ..observability._tracing import traced
-from . import _schema, _spans  # noqa: F401  (_schema registers the table)
+from ..waitpoints._schema import WAITPOINTS_PART
+from . import _spans
 from ._codes import LEASE_LAPSED, run_error_code
 from ._errors import (
     LeaseExpired,
@@ -39,6 +41,8 @@ from ._record import (
     _token,
     record_of,
 )
+from ._schema import LEDGER_PART
+from ._session_runs import SessionOps
 
 __all__ = ["LEASE_LAPSED", "RUN_STATUSES", "RunLedger", "RunPage", "RunRecord", "record_of"]
 
@@ -57,11 +61,19 @@ _RESUME_WAITING = (
 )
 
 
-class RunLedger:
-    """Runs and their leases on one `SqlStore`."""
+class RunLedger(SessionOps):
+    """Runs and their leases on one `SqlStore`: the one class over `yx_runs`.
+
+    An invocation's side (`claim`/`begin`, `renew`, `finish`, `take_over`: what the
+    ledger plugin and a worker do) is here; a session's side (`claim_new`, `resume`,
+    `cancel`, `expire`, `current`, `get_in_session`: what a host does) is `SessionOps`."""
 
     def __init__(self, store: SqlStore) -> None:
         self.store = store
+        # Its tables, for every store this ledger works on (the session side withdraws
+        # the waiting points of a run it closes).
+        register_schema_part(LEDGER_PART)
+        register_schema_part(WAITPOINTS_PART)
 
     async def get(self, run_id: str) -> RunRecord:
         async with self.store.read() as tx:
@@ -208,7 +220,7 @@ class RunLedger:
     @traced("yuxi.ledger.take_over", _spans.on_run, result=_spans.took_over)
     async def take_over(self, run_id: str, worker: str, lease_seconds: float) -> RunRecord:
         """Moves a lapsed lease of a running run to `worker` (one conditional UPDATE: of
-        several takers, or a taker and `SessionRuns.expire`, one wins). Raises
+        several takers, or a taker and `expire`, one wins). Raises
         `LeaseHeld` while the lease is live (also the holder's own), `RunWaiting` for a
         run waiting at a waiting point (answer it instead), `RunEnded` for a closed one.
         The taker continues the run by handing the record to its `LedgerPlugin`

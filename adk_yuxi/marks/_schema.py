@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, Index, MetaData, Table, Text, UniqueConstraint
 
-from .._sql import Migration, SchemaPart, Step, register_schema_part
+from .._sql import Migration, SchemaPart, Step
 
 __all__ = ["MARKS_PART", "marks"]
 
@@ -35,4 +35,3 @@ async def _create(m: Migration) -> None:
 
 
 MARKS_PART = SchemaPart("marks", (Step(1, "improvement marks", _create),))
-register_schema_part(MARKS_PART)

@@ -14,11 +14,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._sql import register_schema_part
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import IntegrityViolation, SqlStore, Tx
 from ..errors import RunStopped
-from . import _schema  # noqa: F401  (registers the table)
 from ._errors import MarkConflict, MarkRefused
+from ._schema import MARKS_PART
 
 __all__ = ["Check", "Mark", "MarkPage", "MarkStore"]
 
@@ -79,6 +80,7 @@ def _position(token: str) -> tuple[float, str]:
 class MarkStore:
     def __init__(self, store: SqlStore) -> None:
         self.store = store
+        register_schema_part(MARKS_PART)  # its table, in every store it works on
 
     async def record(
         self,

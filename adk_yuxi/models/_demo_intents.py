@@ -18,6 +18,7 @@ from google.genai import types
 
 from ._demo_knowledge import wants_knowledge
 from ._demo_recall import recall_said
+from ._demo_replies import call, response_of, text
 from ._request import RequestView
 
 __all__ = [
@@ -55,22 +56,6 @@ _UPLOADED = re.compile(r'\[Uploaded Artifact: "(?P<name>[^"]+)"\]')
 _ARITHMETIC = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*[-+*/][-+*/().\d\s]*\d[-+*/().\d\s]*")
 
 FILE_TOOL = "save_text_file"
-
-
-def response_of(parts: list[types.Part]) -> LlmResponse:
-    # No tokens are used; saying so keeps ADK from warning about missing usage data.
-    usage = types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=0, candidates_token_count=0, total_token_count=0
-    )
-    return LlmResponse(content=types.Content(role="model", parts=parts), usage_metadata=usage)
-
-
-def text(message: str) -> LlmResponse:
-    return response_of([types.Part(text=f"(demo model) {message}")])
-
-
-def call(name: str, args: dict[str, Any]) -> LlmResponse:
-    return response_of([types.Part(function_call=types.FunctionCall(name=name, args=args))])
 
 
 def _load_hint(skill: str) -> str:

@@ -13,6 +13,7 @@ import re
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from ._demo_replies import text
 from ._demo_summary import SUMMARY_HEADER, summary_statements
 from ._request import RequestView
 
@@ -51,7 +52,6 @@ def said_before(view: RequestView) -> list[tuple[str, bool]]:
 
 def recall_said(message: str, view: RequestView) -> LlmResponse | None:
     """The newest earlier statement naming every word of the topic, quoted."""
-    from ._demo_intents import text  # the intents import this module
 
     match = _SAID_ABOUT.match(message.strip())
     if not match:

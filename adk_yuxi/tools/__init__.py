@@ -14,10 +14,19 @@ from ._registry import (
     register_tool,
     tool,
 )
+from ._run_access import (
+    ResourceDenied,
+    RunAccess,
+    check_resource,
+    run_access,
+    run_workspace,
+)
 from ._strict import StrictFunctionTool, ToolArgumentsError
 
 __all__ = [
+    "ResourceDenied",
     "ResourceType",
+    "RunAccess",
     "StrictFunctionTool",
     "ToolArgumentsError",
     "ToolBinder",
@@ -28,8 +37,11 @@ __all__ = [
     "ToolUnavailable",
     "UnknownToolError",
     "catalog",
+    "check_resource",
     "default_registry",
     "log_unavailable",
     "register_tool",
+    "run_access",
+    "run_workspace",
     "tool",
 ]

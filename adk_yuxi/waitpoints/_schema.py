@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, Index, Integer, MetaData, Table, Text
 
-from .._sql import Migration, SchemaPart, Step, register_schema_part
+from .._sql import Migration, SchemaPart, Step
 
 __all__ = ["WAITPOINTS_PART", "waitpoints"]
 
@@ -47,4 +47,3 @@ async def _create(m: Migration) -> None:
 
 
 WAITPOINTS_PART = SchemaPart("waitpoints", (Step(1, "waiting points", _create),))
-register_schema_part(WAITPOINTS_PART)

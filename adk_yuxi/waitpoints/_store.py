@@ -18,12 +18,14 @@ from typing import Any
 
 from google.genai import types
 
+from .._sql import register_schema_part
 from .._sql.paging import decode_page_token, encode_page_token
 from .._sql.store import SqlStore, Tx
 from ..observability._tracing import traced
-from . import _schema, _spans  # noqa: F401  (_schema registers the table)
+from . import _spans
 from ._errors import StoredQuestionsInvalid, WaitpointConflict, WaitpointNotFound
 from ._questions import QUESTIONS_SCHEMA, Question, load_questions, validate_answers
+from ._schema import WAITPOINTS_PART
 
 __all__ = [
     "REQUEST_INPUT",
@@ -137,6 +139,7 @@ class WaitpointStore:
 
     def __init__(self, store: SqlStore) -> None:
         self.store = store
+        register_schema_part(WAITPOINTS_PART)  # its table, in every store it works on
 
     @traced("yuxi.waitpoint.create", _spans.on_open, result=_spans.settled)
     async def open(

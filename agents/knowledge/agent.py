@@ -21,6 +21,7 @@ from pathlib import Path
 
 from google.adk.apps import App
 
+from adk_yuxi import AgentConfig, Toolbox, build_app
 from adk_yuxi.access import (
     AccessRepository,
     NotFoundError,
@@ -40,7 +41,6 @@ from adk_yuxi.knowledge import (
 )
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.models import resolve_agent_model
-from adk_yuxi.runtime import AgentConfig, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.storage import database_url
 from adk_yuxi.tools import default_registry
@@ -120,6 +120,9 @@ config = AgentConfig(
     preload_skills=(KNOWLEDGE_SKILL_NAME,),
 )
 app: App = build_app(
-    config, LocalUsers(DB), skills=skills, mcp_servers=mcp_servers, model=resolve_agent_model()
+    config,
+    LocalUsers(DB),
+    toolbox=Toolbox(skills=skills, mcp_servers=mcp_servers),
+    model=resolve_agent_model(),
 )
 root_agent = app.root_agent

@@ -8,13 +8,13 @@ only the skill loader at first; `/call load_skill {"skill_name": "note-keeping"}
 The app serves any user id: its principal source is `LocalPrincipals`, which gives every
 local user the sample skills, so `adk run` (user "test_user") and `adk web` (whatever id
 the URL carries) both work without an access database. Revocation is therefore not live
-here; a host service passes `AccessRepository.load_principal` and `repository=` instead.
+here; a host service passes its `AccessRepository` as the access instead.
 
-The base tools act through a `LedgerPlugin`: runs, waiting points and marks go to the
-database every `yuxi` command uses (`YUXI_DATABASE_URL`, else `.yuxi/yuxi.db`, relative
-to where `adk` runs), and `present_artifacts` reads each user's files under
-`YUXI_WORKSPACES/<user id>` (default `.yuxi/workspaces`), shown to the model as
-`/workspace/...`.
+The run records (`RunRecords`) bring the ledger and the base tools that act through
+it: runs, waiting points and marks go to the database every `yuxi` command uses
+(`YUXI_DATABASE_URL`, else `.yuxi/yuxi.db`, relative to where `adk` runs), and
+`present_artifacts` reads each user's files under `YUXI_WORKSPACES/<user id>` (default
+`.yuxi/workspaces`), shown to the model as `/workspace/...`.
 """
 
 import os
@@ -22,11 +22,17 @@ import os
 from google.adk.apps import App
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
+from adk_yuxi import (
+    AgentConfig,
+    LocalPrincipals,
+    RunRecords,
+    Toolbox,
+    build_app,
+    per_user_workspaces,
+)
 from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
-from adk_yuxi.ledger import LedgerPlugin, per_user_workspaces
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.models import resolve_agent_model
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.skills.builtin import BUILTIN_SKILLS_DIR
 from adk_yuxi.storage import database_url
@@ -51,11 +57,15 @@ config = AgentConfig(
     preload_skills=("exact-arithmetic",),
 )
 
-ledger = LedgerPlugin(
+records = RunRecords(
     database_url(),
-    workspace=per_user_workspaces(os.environ.get("YUXI_WORKSPACES", ".yuxi/workspaces")),
+    workspaces=per_user_workspaces(os.environ.get("YUXI_WORKSPACES", ".yuxi/workspaces")),
 )
 app: App = build_app(
-    config, local_users, skills=skills, plugins=[ledger], model=resolve_agent_model()
+    config,
+    local_users,
+    toolbox=Toolbox(skills=skills),
+    capabilities=[records],
+    model=resolve_agent_model(),
 )
 root_agent = app.root_agent

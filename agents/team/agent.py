@@ -7,9 +7,9 @@ run with its own tools: the calculator); "hand it to the writer" transfers the
 conversation; "hand it to the critic" is refused with the list of allowed targets (the
 critic is a sub-agent, but not on the coordinator's whitelist).
 
-Every local user may read every agent (`LocalPrincipals`); a host service passes
-`AccessRepository.load_principal` and `repository=` so each user gets the tree their
-rights allow. `samples/agent_tree.py` shows two users with different rights.
+Every local user may read every agent (`LocalPrincipals`); a host service passes its
+`AccessRepository` as the access so each user gets the tree their rights allow.
+`samples/agent_tree.py` shows two users with different rights.
 """
 
 from pathlib import Path
@@ -17,9 +17,9 @@ from pathlib import Path
 from google.adk.apps import App
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
+from adk_yuxi import AgentCatalog, LocalPrincipals, build_app
 from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
 from adk_yuxi.models import resolve_agent_model
-from adk_yuxi.runtime import AgentCatalog, LocalPrincipals, build_app
 
 catalog = AgentCatalog.from_yaml(Path(__file__).parent / "configs")
 
@@ -30,6 +30,6 @@ local_users = LocalPrincipals(
 """Any user id is an active local user who may use every agent of the team."""
 
 app: App = build_app(
-    "coordinator", local_users, catalog=catalog, app_name="team", model=resolve_agent_model()
+    "coordinator", local_users, catalog=catalog, name="team", model=resolve_agent_model()
 )
 root_agent = app.root_agent

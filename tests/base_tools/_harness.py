@@ -12,12 +12,10 @@ from google.adk.events import Event
 from google.adk.runners import Runner
 from google.genai import types
 
-import adk_yuxi.tools.base  # noqa: F401  (registers the base tools)
 from adk_yuxi.ledger import LedgerPlugin, WorkspaceRoot
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import ScriptedLlm
-from adk_yuxi.tools import default_registry
-from adk_yuxi.tools.base import BASE_TOOLS
+from adk_yuxi.tools.base import BASE_TOOLS, base_tool
 
 APP = "base"
 USER = "alice"
@@ -37,7 +35,7 @@ def make_runner(
 ) -> tuple[Runner, ScriptedLlm, LedgerPlugin]:
     llm = ScriptedLlm(script)
     plugin = ledger or LedgerPlugin(services.store, workspace=workspace)
-    agent = LlmAgent(name="helper", model=llm, tools=default_registry.tools(BASE_TOOLS))
+    agent = LlmAgent(name="helper", model=llm, tools=[base_tool(t) for t in BASE_TOOLS])
     app = App(name=APP, root_agent=agent, plugins=[*plugins, plugin])
     runner = Runner(
         app=app,

@@ -21,7 +21,6 @@ from adk_yuxi.ledger import (
     RunNotFound,
     RunRecord,
     RunWaiting,
-    SessionRuns,
 )
 
 from ._harness import APP, USER
@@ -97,7 +96,7 @@ async def test_two_takeovers_of_a_lapsed_lease_one_wins(
     two_workers: tuple[RunLedger, RunLedger],
 ) -> None:
     a, b = two_workers
-    runs_a, runs_b = SessionRuns(a.store), SessionRuns(b.store)
+    runs_a, runs_b = RunLedger(a.store), RunLedger(b.store)
     for i in range(ROUNDS):
         dead = await a.begin(**key(f"t{i}"), worker="dead", lease_seconds=0.01)
         await asyncio.sleep(0.02)
@@ -140,7 +139,7 @@ async def test_a_closed_run_is_never_claimed_again(
         await a.store.write_one(
             "UPDATE yx_runs SET lease_expires_at = 0 WHERE run_id = :r", {"r": run.run_id}
         )
-        assert await SessionRuns(a.store).expire(run.run_id)
+        assert await RunLedger(a.store).expire(run.run_id)
     else:
         assert await a.finish(run.run_id, "A", outcome)
     closed = await a.get(run.run_id)
@@ -148,7 +147,7 @@ async def test_a_closed_run_is_never_claimed_again(
         a.begin(**key("c"), worker="A", lease_seconds=60),
         b.begin(**key("c"), worker="B", lease_seconds=60),
         b.take_over(run.run_id, "B", 60),
-        SessionRuns(b.store).resume(closed, worker="B", lease_seconds=60),
+        RunLedger(b.store).resume(closed, worker="B", lease_seconds=60),
     ):
         with pytest.raises(RunEnded) as ended:
             await attempt
@@ -178,14 +177,14 @@ async def test_a_new_run_never_starts_beside_one_that_just_paused(
     new message: either the new run wins (the pause comes after it... and is refused as
     the session runs another run) or it is refused `RunWaiting`; never both."""
     a, b = two_workers
-    runs_b = SessionRuns(b.store)
+    runs_b = RunLedger(b.store)
     both = 0
     for i in range(ROUNDS):
         session = f"p{i}"
         first = await a.begin(**key(session), worker="A", lease_seconds=60)
         outcomes = await asyncio.gather(
             a.finish(first.run_id, "A", "waiting"),
-            runs_b.claim(**key(session, "e-2"), worker="B", lease_seconds=60),
+            runs_b.claim_new(**key(session, "e-2"), worker="B", lease_seconds=60),
             return_exceptions=True,
         )
         page = await a.list_runs(app_name=APP, user_id=USER, session_id=session)

@@ -17,8 +17,7 @@ from google.genai import types
 from adk_yuxi.ledger import LedgerPlugin
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import ScriptedLlm, call
-from adk_yuxi.tools import default_registry
-from adk_yuxi.tools.base import BASE_TOOLS
+from adk_yuxi.tools.base import BASE_TOOLS, base_tool
 
 from ._harness import APP, USER, make_runner, responses, run, user_text
 
@@ -264,7 +263,7 @@ async def test_a_lone_surrogate_in_a_path_is_refused_before_anything_is_saved(
     nor the good file before it."""
     (workspace / "a\udc80.csv").write_text("x")  # the raw byte 0x80 on disk
     llm = ScriptedLlm([call(NAME, filepaths=["/workspace/data.csv", "/workspace/a\udc80.csv"])])
-    agent = LlmAgent(name="helper", model=llm, tools=default_registry.tools(BASE_TOOLS))
+    agent = LlmAgent(name="helper", model=llm, tools=[base_tool(t) for t in BASE_TOOLS])
     runner = Runner(
         app=App(
             name=APP, root_agent=agent, plugins=[LedgerPlugin(services.store, workspace=workspace)]

@@ -23,8 +23,8 @@ from adk_yuxi.ledger import (
     LedgerError,
     LedgerPlugin,
     RunEnded,
+    RunLedger,
     RunRecord,
-    SessionRuns,
     answer_and_resume,
     resume_waitpoint,
 )
@@ -93,7 +93,7 @@ PATHS = {"run_async": plain, "resume_waitpoint": resume_waitpoint}
 async def close_run(services: YuxiServices, runner: Runner, plugin: LedgerPlugin, how: str) -> Any:
     """The paused run closed `how`; returns the point a caller would resume with."""
     (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
-    runs = SessionRuns(services.store)
+    runs = RunLedger(services.store)
     if how == "cancelled":  # the host's cancel: closed, its question withdrawn
         record, _ = await runs.cancel(await run_of(plugin, point))
         assert record.status == "cancelled"
@@ -126,7 +126,7 @@ async def test_a_closed_run_is_never_resumed(services: YuxiServices, how: str, p
     if how == "failed":
         assert closed.error == LEASE_LAPSED
     with pytest.raises(RunEnded):  # the host's resume refuses it the same way
-        await SessionRuns(services.store).resume(closed, worker="w", lease_seconds=60)
+        await RunLedger(services.store).resume(closed, worker="w", lease_seconds=60)
 
 
 class Gate:

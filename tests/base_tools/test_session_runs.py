@@ -1,4 +1,4 @@
-"""`SessionRuns`: one running run per session decided by the database, the schema step
+"""`RunLedger`'s session side: one running run per session decided by the database, the schema step
 that introduced it, and a run closed under its worker executing no further tool call."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from adk_yuxi.ledger import (
     RunInProgress,
     RunLedger,
     RunWaiting,
-    SessionRuns,
 )
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import call
@@ -35,7 +34,7 @@ async def test_concurrent_claims_from_separate_workers_have_one_winner(db_url: s
             await store.ready()
         outcomes = await asyncio.gather(
             *(
-                SessionRuns(store).claim(
+                RunLedger(store).claim_new(
                     **KEY, invocation_id=f"e-{i}", worker=f"w{i}", lease_seconds=60
                 )
                 for i, store in enumerate(stores)
@@ -55,8 +54,8 @@ async def test_concurrent_claims_from_separate_workers_have_one_winner(db_url: s
 async def test_claim_closes_a_lapsed_run_and_respects_a_waiting_one(db_url: str) -> None:
     store = SqlStore(db_url)
     try:
-        runs, ledger = SessionRuns(store), RunLedger(store)
-        dead = await runs.claim(**KEY, invocation_id="e-1", worker="dead", lease_seconds=0.05)
+        runs, ledger = RunLedger(store), RunLedger(store)
+        dead = await runs.claim_new(**KEY, invocation_id="e-1", worker="dead", lease_seconds=0.05)
         # It died after opening a question and before pausing at it.
         asked = await WaitpointStore(store).open(
             app_name=APP,
@@ -67,7 +66,7 @@ async def test_claim_closes_a_lapsed_run_and_respects_a_waiting_one(db_url: str)
             questions=[Question.model_validate(COLOUR)],
         )
         await asyncio.sleep(0.1)
-        live = await runs.claim(**KEY, invocation_id="e-2", worker="w", lease_seconds=60)
+        live = await runs.claim_new(**KEY, invocation_id="e-2", worker="w", lease_seconds=60)
         closed = await ledger.get(dead.run_id)
         assert (closed.status, closed.error) == ("failed", LEASE_LAPSED)
         withdrawn = await WaitpointStore(store).get(asked.id, user_id=USER)
@@ -75,7 +74,7 @@ async def test_claim_closes_a_lapsed_run_and_respects_a_waiting_one(db_url: str)
         assert await runs.expire(dead.run_id) is False  # one winner, once
         assert await ledger.finish(live.run_id, "w", "waiting")
         with pytest.raises(RunWaiting):
-            await runs.claim(**KEY, invocation_id="e-3", worker="w", lease_seconds=60)
+            await runs.claim_new(**KEY, invocation_id="e-3", worker="w", lease_seconds=60)
         resumed = await runs.resume(live, worker="other", lease_seconds=60)
         assert (resumed.status, resumed.worker) == ("running", "other")
         with pytest.raises(RunInProgress):
@@ -127,7 +126,7 @@ async def test_a_run_closed_under_its_worker_runs_no_further_tool(services: Yuxi
             row = await tx.fetchone("SELECT run_id FROM yx_runs WHERE status = 'running'")
         assert row is not None
         await asyncio.sleep(0.6)
-        assert await SessionRuns(services.store).expire(row[0])
+        assert await RunLedger(services.store).expire(row[0])
         closed.set()
         return call("ask_user_question", questions=[COLOUR])
 
@@ -151,13 +150,13 @@ async def test_a_claimed_run_is_adopted_once_and_its_outcome_handed_back(
     its own worker, and hands back the outcome it recorded (then forgets it)."""
     runner, _, plugin = make_runner(services, ["done"])
     session = await services.session_service.create_session(app_name=APP, user_id=USER)
-    runs = SessionRuns(services.store)
+    runs = RunLedger(services.store)
     key = {**KEY, "session_id": session.id}
-    claimed = await runs.claim(
+    claimed = await runs.claim_new(
         **key, invocation_id="e-adopted", worker=plugin.worker, lease_seconds=60
     )
     plugin.adopt(claimed)
-    plugin.adopt(await runs.claim(**KEY, invocation_id="e-x", worker="other", lease_seconds=60))
+    plugin.adopt(await runs.claim_new(**KEY, invocation_id="e-x", worker="other", lease_seconds=60))
     events = [
         e
         async for e in runner.run_async(

@@ -81,9 +81,8 @@ async def real_run(
     repository = AccessRepository(db)
     app = build_app(
         "helper",
-        repository.load_principal,
+        repository,
         catalog=AgentCatalog.from_yaml(agents),
-        repository=repository,
         model=ScriptedLlm(script),
         on_refusal=refusals.append,
     )

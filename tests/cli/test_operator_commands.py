@@ -13,7 +13,7 @@ import pytest
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
-from adk_yuxi.ledger import LedgerPlugin, RunLedger, SessionRuns
+from adk_yuxi.ledger import LedgerPlugin, RunLedger
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import call
 from adk_yuxi.waitpoints import WaitpointStore
@@ -172,7 +172,7 @@ async def test_take_over_is_refused_while_a_worker_runs_and_won_once_after_expir
     # A cancel is a request the worker's poller reads (the host API's RunControl).
     asked = loaded(await asyncio.to_thread(yuxi, db_url, "runs", "cancel", live.run_id, "--json"))
     assert asked["outcome"] == "cancel_requested" and asked["status"] == "running"
-    assert await SessionRuns(services.store).cancel_requested(plugin.worker) == [live.run_id]
+    assert await RunLedger(services.store).cancel_requested(plugin.worker) == [live.run_id]
     gate.set()
     await turn
     await runner.close()

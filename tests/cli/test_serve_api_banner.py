@@ -13,7 +13,7 @@ from adk_yuxi.cli._api_banner import startup_banner
 from adk_yuxi.host import ApiConfig, create_app
 from adk_yuxi.knowledge import DelegationKeys, install_knowledge
 from adk_yuxi.mcp import McpServerRegistry
-from adk_yuxi.runtime import AgentConfig
+from adk_yuxi.runtime import AgentConfig, Toolbox
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.tools import default_registry
 from tests.e2e._cli import BIN, cli_env, free_port
@@ -49,8 +49,7 @@ def test_the_banner_names_the_mcp_servers_without_credentials(tmp_path: Path) ->
     config = ApiConfig(
         database_url=f"sqlite:///{tmp_path / 'y.db'}",
         agents=agents,
-        skills=skills,
-        mcp_servers=servers,
+        toolbox=Toolbox(skills=skills, mcp_servers=servers),
     )
     text = startup_banner(create_app(config), config, "127.0.0.1", 9000)
     assert "mcp:      knowledge at http://127.0.0.1:8765/mcp" in text

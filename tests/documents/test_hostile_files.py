@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from google.adk.sessions import InMemorySessionService
 
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import register_tool
 from adk_yuxi.tools._safe_file import NotARegularFile, OutsideRoot, read_regular_file
@@ -36,10 +36,8 @@ async def parse_all(kit: Kit, workspace: Path, paths: list[str]) -> list[dict]:
     app = build_app(
         CONFIG,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
-        workspace=workspace,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, workspace=workspace),
     )
     events = await run_turn(app, InMemorySessionService(), "s1", "read it")
     return function_responses(events)["ocr_parse_file"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from google.adk.sessions import InMemorySessionService
 
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import register_tool
 from adk_yuxi.tools.builtin import documents
@@ -48,10 +48,8 @@ async def parse_all(kit: Kit, workspace: Path | None, calls: list[dict]) -> list
     app = build_app(
         CONFIG,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
-        workspace=workspace,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, workspace=workspace),
     )
     events = await run_turn(app, InMemorySessionService(), "s1", "read it")
     assert "ocr_parse_file" in llm.tool_names(0)

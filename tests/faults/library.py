@@ -17,7 +17,7 @@ from google.adk.runners import Runner
 from adk_yuxi.access import AccessRepository
 from adk_yuxi.ledger import LedgerPlugin, answer_and_resume, resume_waitpoint
 from adk_yuxi.models import OpenAICompatibleLlm
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, RunRecords, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.waitpoints import Waitpoint, WaitpointStore
 
@@ -55,20 +55,17 @@ class Library:
         store = self.services.store
         self.points = WaitpointStore(store)
         access = AccessRepository(store)
-        self.plugin = LedgerPlugin(
-            store,
-            repository=access,
-            worker=f"lib:{uuid.uuid4().hex[:8]}",
-            lease_seconds=lease_seconds,
+        records = RunRecords(
+            store, worker=f"lib:{uuid.uuid4().hex[:8]}", lease_seconds=lease_seconds
         )
         model = OpenAICompatibleLlm(model="scripted", api_key="test-key", base_url=model_url)
         app = build_app(
             AgentConfig(name=AGENT, description="Helps.", tools=()),
-            access.load_principal,
-            repository=access,
+            access,
             model=model,
-            plugins=[self.plugin],
+            capabilities=[records],
         )
+        self.plugin = next(p for p in app.plugins if isinstance(p, LedgerPlugin))
         self.runner = Runner(
             app=app,
             session_service=self.services.session_service,

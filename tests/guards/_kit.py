@@ -14,7 +14,7 @@ from google.adk.models.base_llm import BaseLlm
 from pydantic import BaseModel
 
 from adk_yuxi.models import resolve_model
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import run_turn
 from adk_yuxi.tools import tool
 from tests.runtime._kit import Kit
@@ -74,10 +74,9 @@ def app_for(
     return build_app(
         agent,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=model,
         output_schema=output_schema,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
     )
 
 

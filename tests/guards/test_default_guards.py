@@ -16,7 +16,7 @@ from adk_yuxi.guards import (
     EmptyReplyPlugin,
     ReturnedFailurePlugin,
 )
-from adk_yuxi.runtime import AgentConfig, Limits, build_app
+from adk_yuxi.runtime import AgentConfig, Limits, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm
 from tests.conftest import final_texts
 from tests.runtime._kit import Kit
@@ -32,7 +32,9 @@ EMPTY = LlmResponse(
 def test_every_built_app_has_the_always_on_guards(tmp_path: Path) -> None:
     kit = Kit(tmp_path)
     config = AgentConfig(name="a", tools=("echo",), limits=Limits(stop_after_same_failure=5))
-    app = build_app(config, kit.principal(), registry=kit.registry, model=ScriptedLlm([]))
+    app = build_app(
+        config, kit.principal(), model=ScriptedLlm([]), toolbox=Toolbox(registry=kit.registry)
+    )
     kinds = [type(p) for p in app.plugins]
     for guard in (ContextOverflowPlugin, EmptyReplyPlugin, CallRepairPlugin, ReturnedFailurePlugin):
         assert kinds.count(guard) == 1, kinds
@@ -48,8 +50,8 @@ async def test_an_empty_reply_of_any_model_is_said_to_be_one(tmp_path: Path) -> 
     app = build_app(
         AgentConfig(name="a", tools=("echo",)),
         kit.principal(),
-        registry=kit.registry,
         model=ScriptedLlm([EMPTY]),
+        toolbox=Toolbox(registry=kit.registry),
     )
     events = await turn(app, "hello")
     [error] = [e for e in events if e.error_code]

@@ -12,6 +12,7 @@ from google.adk.tools.base_tool import BaseTool
 
 from adk_yuxi._text import document_terms
 from adk_yuxi.guards import EmbeddingToolRetriever, ToolRetrievalPlugin, ToolRetriever
+from adk_yuxi.runtime import Toolbox
 from adk_yuxi.testing import ScriptedLlm
 from tests.runtime._kit import Kit
 
@@ -78,10 +79,12 @@ async def test_plugs_into_build_app(kit: Kit) -> None:
     app = build_app(
         config,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
-        tool_retriever=EmbeddingToolRetriever(HashingEmbedder(), kit.registry),
+        toolbox=Toolbox(
+            registry=kit.registry,
+            skills=kit.catalog,
+            retriever=EmbeddingToolRetriever(HashingEmbedder(), kit.registry),
+        ),
     )
     await turn(app, "杭州天气怎么样")
     declared = set(llm.tool_names(0))

@@ -10,7 +10,7 @@ import pytest
 from google.adk.tools.base_tool import BaseTool
 
 from adk_yuxi.guards import ToolRetrievalPlugin
-from adk_yuxi.runtime import SKILL_LOADER_TOOLS, AgentConfig, ToolRetrieval, build_app
+from adk_yuxi.runtime import SKILL_LOADER_TOOLS, AgentConfig, Toolbox, ToolRetrieval, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from tests.runtime._kit import Kit
 
@@ -150,10 +150,8 @@ async def test_a_custom_retriever_plugs_into_build_app(kit: Kit) -> None:
     app = build_app(
         agent,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
-        tool_retriever=Alphabetical(),
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, retriever=Alphabetical()),
     )
     await turn(app, "anything")
     declared = set(llm.tool_names(0))

@@ -15,7 +15,7 @@ import pytest
 
 from adk_yuxi.host import create_app
 from adk_yuxi.host._control import Claim, RunControl
-from adk_yuxi.ledger import RunLedger, SessionRuns
+from adk_yuxi.ledger import RunLedger
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.waitpoints import Question, WaitpointStore
@@ -226,7 +226,7 @@ async def test_a_dead_workers_run_ends_followers_and_frees_the_session(api_on: A
     # A worker claimed the session and died at once: its lease lapses unrenewed.
     services = open_services(api.url)
     try:
-        dead = await SessionRuns(services.store).claim(
+        dead = await RunLedger(services.store).claim_new(
             app_name="planner",
             user_id="mei",
             session_id=session,
@@ -262,7 +262,7 @@ async def test_a_cancel_that_meets_a_pausing_run_still_cancels_it(db_url: str) -
         await services.prepare()
         waitpoints = WaitpointStore(services.store)
         control = RunControl(services.store, worker="w", lease_seconds=60, poll_seconds=60)
-        record = await control.runs.claim(
+        record = await control.runs.claim_new(
             app_name="planner",
             user_id="mei",
             session_id="s",
@@ -280,7 +280,7 @@ async def test_a_cancel_that_meets_a_pausing_run_still_cancels_it(db_url: str) -
             call_id="c-1",
             questions=[Question.model_validate(q) for q in QUESTIONS],
         )
-        _, changed = await SessionRuns(services.store).cancel(record)  # through worker B
+        _, changed = await RunLedger(services.store).cancel(record)  # through worker B
         assert changed
         assert await RunLedger(services.store).finish(record.run_id, "w", "waiting")
         await control.settle(claim, "failed", "never began")

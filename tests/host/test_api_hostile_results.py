@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from adk_yuxi.host import ApiConfig, create_app
-from adk_yuxi.runtime import AgentConfig
+from adk_yuxi.runtime import AgentConfig, Toolbox
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
 from tests.sessions.test_hostile_results import VALUES, Huge, shaped
@@ -51,7 +51,7 @@ class Served:
             workspace_root=tmp_path / "workspaces",
             model=self.llm,
             blob_dir=tmp_path / "blobs",
-            registry=registry,
+            toolbox=Toolbox(registry=registry),
             worker="test-worker",
         )
         self.sock = socket.socket()

@@ -12,7 +12,7 @@ from google.adk.events.event import Event
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_yuxi.ledger import SessionRuns
+from adk_yuxi.ledger import RunLedger
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import call
 
@@ -254,7 +254,7 @@ async def test_a_dead_workers_run_is_409_while_its_lease_lives_then_deleted(api_
     await create(api, sid)
     services = open_services(api.url)
     try:  # a worker claimed the session and died at once: its lease lapses unrenewed
-        await SessionRuns(services.store).claim(
+        await RunLedger(services.store).claim_new(
             app_name="planner",
             user_id="mei",
             session_id=sid,

@@ -27,7 +27,7 @@ from adk_yuxi.knowledge import (
 )
 from adk_yuxi.mcp import DelegatedServerError, McpServerConfig, McpServerRegistry
 from adk_yuxi.models import declared_tool_names
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry
@@ -83,10 +83,8 @@ async def _app(world: World, llm: ScriptedLlm, config: AgentConfig = CONFIG) -> 
     return build_app(
         config,
         principal,
-        registry=world.registry,
-        skills=world.skills,
-        mcp_servers=world.mcp,
         model=llm,
+        toolbox=Toolbox(registry=world.registry, skills=world.skills, mcp_servers=world.mcp),
     )
 
 

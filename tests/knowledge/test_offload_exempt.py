@@ -24,7 +24,7 @@ from adk_yuxi.knowledge import (
     serve_knowledge_http,
 )
 from adk_yuxi.mcp import McpServerRegistry
-from adk_yuxi.runtime import AgentConfig, ToolResultOffload, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, ToolResultOffload, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
@@ -80,7 +80,10 @@ async def test_knowledge_results_are_not_offloaded(
         )
         principal = await access.load_principal(USER)
         app = build_app(
-            config, principal, registry=registry, skills=skills, mcp_servers=mcp, model=llm
+            config,
+            principal,
+            model=llm,
+            toolbox=Toolbox(registry=registry, skills=skills, mcp_servers=mcp),
         )
         sessions = InMemorySessionService()
         session = await sessions.create_session(app_name=app.name, user_id=USER)

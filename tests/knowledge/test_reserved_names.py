@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adk_yuxi.knowledge import KNOWLEDGE_TOOL_NAMES
-from adk_yuxi.runtime import AgentConfig, AgentConfigError, build_app
+from adk_yuxi.runtime import AgentConfig, AgentConfigError, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm
 from adk_yuxi.tools import ToolRegistry, tool
 from tests.runtime._kit import Kit
@@ -42,7 +42,6 @@ def test_build_app_refuses_a_tool_renamed_into_a_reserved_name(tmp_path: Path) -
         build_app(
             AgentConfig(name="a", tools=("echo",)),
             kit.principal(),
-            registry=kit.registry,
-            skills=kit.catalog,
             model=ScriptedLlm(["done"]),
+            toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
         )

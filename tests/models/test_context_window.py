@@ -26,7 +26,7 @@ from adk_yuxi.models import (
     OpenAICompatibleLlm,
     resolve_model,
 )
-from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app
+from adk_yuxi.runtime import AgentConfig, ContextPolicy, Toolbox, build_app
 from adk_yuxi.testing import EmptyReply, ErrorReply, OpenAIScriptServer
 from tests.conftest import final_texts, run_turn, user_message
 from tests.runtime._kit import USER, Kit
@@ -47,7 +47,9 @@ def _model(server: OpenAIScriptServer, **extra: Any) -> OpenAICompatibleLlm:
 
 def _app(kit: Kit, model: OpenAICompatibleLlm, policy: ContextPolicy | None = None) -> App:
     config = AgentConfig(name="a", tools=("echo",), context=policy or ContextPolicy())
-    return build_app(config, kit.principal(role=Role.ADMIN), registry=kit.registry, model=model)
+    return build_app(
+        config, kit.principal(role=Role.ADMIN), model=model, toolbox=Toolbox(registry=kit.registry)
+    )
 
 
 async def _talk(app: App, messages: list[str]) -> tuple[list[list[Event]], list[Event]]:

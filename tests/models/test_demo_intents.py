@@ -15,7 +15,7 @@ from adk_yuxi.access import ResourceKind, ResourceRecord, ShareConfig
 from adk_yuxi.demo.assistant import app as assistant_app
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.models import DemoLlm
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
+from adk_yuxi.runtime import AgentConfig, LocalPrincipals, Toolbox, build_app
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.skills.builtin import BUILTIN_SKILLS_DIR
 from adk_yuxi.tools import default_registry
@@ -126,7 +126,7 @@ async def test_skill_hint_names_the_skill_and_disappears_once_loaded() -> None:
         for s in skills.all()
     )
     config = AgentConfig(name="skilled", tools=(), preload_skills=("exact-arithmetic",))
-    app = build_app(config, users, skills=skills, model=DemoLlm())
+    app = build_app(config, users, model=DemoLlm(), toolbox=Toolbox(skills=skills))
     runner = Runner(app=app, session_service=InMemorySessionService())
     chat = await open_chat(runner, "skilled")
     before = await chat.say("remember buy milk")

@@ -10,7 +10,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from tests.runtime._kit import USER, Kit, function_responses, run_turn
 
@@ -37,7 +37,12 @@ async def test_a_refused_call_shows_its_rule_under_adks_tool_span(kit: Kit, span
             "done",
         ]
     )
-    app = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        CONFIG,
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     events = await run_turn(app, InMemorySessionService(), "s1", "go")
     assert function_responses(events)["read_kb"][0]["error"]["code"] == "resource_not_available"
 
@@ -81,7 +86,9 @@ async def test_a_refused_run_shows_the_rule_at_its_model_call(kit: Kit, spans: S
     principal = kit.principal()
     config = AgentConfig(name="analyst", tools=("echo",))
     llm = ScriptedLlm(["never"])
-    app = build_app(config, principal, registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        config, principal, model=llm, toolbox=Toolbox(registry=kit.registry, skills=kit.catalog)
+    )
     sessions = InMemorySessionService()
     await sessions.create_session(app_name=app.name, user_id="mallory", session_id="s")
     runner = Runner(app=app, session_service=sessions)
@@ -102,7 +109,12 @@ async def test_skill_activation_is_a_span_naming_what_it_opens(kit: Kit, spans: 
     llm = ScriptedLlm(
         [call("load_skill", skill_name="reporting"), call("make_report", title="x"), "ok"]
     )
-    app = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        CONFIG,
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     await run_turn(app, InMemorySessionService(), "s1", "go")
     loader = spans.one("yuxi.authorize skill")
     assert loader.attributes is not None

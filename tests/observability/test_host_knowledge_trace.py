@@ -28,7 +28,7 @@ from adk_yuxi.knowledge import (
     serve_knowledge_http,
 )
 from adk_yuxi.mcp import McpServerRegistry
-from adk_yuxi.runtime import AgentConfig
+from adk_yuxi.runtime import AgentConfig, Toolbox
 from adk_yuxi.skills import SkillCatalog
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import default_registry
@@ -85,8 +85,7 @@ async def _open_api(
         agents=(LIBRARIAN,),
         model=llm,
         worker="test-worker",
-        skills=skills,
-        mcp_servers=mcp_servers,
+        toolbox=Toolbox(skills=skills, mcp_servers=mcp_servers),
     )
     app = create_app(config)
     async with app.router.lifespan_context(app):

@@ -11,7 +11,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
 from adk_yuxi._sql import SqlStore
-from adk_yuxi.ledger import LEASE_LAPSED, LeaseHeld, LedgerPlugin, RunLedger, SessionRuns
+from adk_yuxi.ledger import LEASE_LAPSED, LeaseHeld, LedgerPlugin, RunLedger
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
@@ -33,8 +33,8 @@ async def test_runs_by_outcome_and_leases_expired_or_taken_over(
 ) -> None:
     store = SqlStore(db_url)
     try:
-        runs, ledger = SessionRuns(store), RunLedger(store)
-        dead = await runs.claim(**KEY, invocation_id="e-1", worker="dead", lease_seconds=0.05)
+        runs, ledger = RunLedger(store), RunLedger(store)
+        dead = await runs.claim_new(**KEY, invocation_id="e-1", worker="dead", lease_seconds=0.05)
         await asyncio.sleep(0.1)
         assert await runs.expire(dead.run_id)
         assert not await runs.expire(dead.run_id)  # once

@@ -4,7 +4,7 @@ agent's own decisions under the binding's run."""
 
 from __future__ import annotations
 
-from adk_yuxi.runtime import build_app
+from adk_yuxi.runtime import Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from tests.runtime._tree_kit import Tools, principal, responses, run, tree_catalog
 
@@ -21,8 +21,8 @@ async def test_a_nested_agent_tool_is_bound_under_its_call(spans: Spans) -> None
         "coordinator",
         principal("alice"),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "alice")
     assert responses(events, "researcher") == [{"result": "ok"}]

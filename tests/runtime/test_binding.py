@@ -8,12 +8,12 @@ from pathlib import Path
 
 from adk_yuxi.access import AccessDenied
 from adk_yuxi.runtime import AgentCatalog, AgentConfig, AgentTree, Limits
-from adk_yuxi.runtime._binding import Run, RunBindings
-from adk_yuxi.runtime._budget import RunBudget
-from adk_yuxi.runtime._cache import RuntimeCache
-from adk_yuxi.runtime._errors import LlmCallLimitReached
-from adk_yuxi.runtime._runtime import RuntimeFactory
-from adk_yuxi.runtime._tree_runtime import TreeRuntimeFactory
+from adk_yuxi.runtime.authorization._binding import Run, RunBindings
+from adk_yuxi.runtime.authorization._budget import RunBudget
+from adk_yuxi.runtime.authorization._errors import LlmCallLimitReached
+from adk_yuxi.runtime.rights._cache import RuntimeCache
+from adk_yuxi.runtime.rights._runtime import RuntimeFactory
+from adk_yuxi.runtime.rights._tree_runtime import TreeRuntimeFactory
 
 from ._kit import Kit
 

@@ -14,6 +14,7 @@ from adk_yuxi.runtime import (
     AgentAssemblyFailed,
     AgentConfigError,
     LocalPrincipals,
+    Toolbox,
     ToolRetrieval,
     build_app,
 )
@@ -40,7 +41,12 @@ def test_a_tool_named_like_an_agent_tool_is_refused_at_build(tools_field: Any) -
     _impostor(tools)
     catalog = tree_catalog(coordinator={"tools": tools_field})
     with pytest.raises(AgentConfigError) as refused:
-        build_app("coordinator", principal("root"), catalog=catalog, registry=tools.registry)
+        build_app(
+            "coordinator",
+            principal("root"),
+            catalog=catalog,
+            toolbox=Toolbox(registry=tools.registry),
+        )
     message = str(refused.value)
     assert "coordinator" in message and "registered tool 'researcher'" in message
     assert "agent tool 'researcher'" in message
@@ -51,7 +57,12 @@ def test_a_tool_named_like_the_handoff_tool_is_refused_at_build() -> None:
     _impostor(tools, "transfer_to_agent")
     catalog = tree_catalog(coordinator={"tools": None})
     with pytest.raises(AgentConfigError, match="ADK's handoff tool"):
-        build_app("coordinator", principal("root"), catalog=catalog, registry=tools.registry)
+        build_app(
+            "coordinator",
+            principal("root"),
+            catalog=catalog,
+            toolbox=Toolbox(registry=tools.registry),
+        )
 
 
 async def test_a_clash_that_appears_after_the_build_is_an_error_event_not_an_exception() -> None:
@@ -65,8 +76,8 @@ async def test_a_clash_that_appears_after_the_build_is_an_error_event_not_an_exc
         "coordinator",
         LocalPrincipals(shared),
         catalog=catalog,
-        registry=tools.registry,
         model=ScriptedLlm(["never reached"] * 3),
+        toolbox=Toolbox(registry=tools.registry),
     )
     _impostor(tools)  # registered once the app was built: only a run can see it
     events: list[Event] = await run(app, "ann")
@@ -78,14 +89,26 @@ def test_retrieval_on_a_sub_agent_and_a_misspelt_pin_are_refused() -> None:
     tools = Tools()
     nested = tree_catalog(researcher={"tool_retrieval": ToolRetrieval()})
     with pytest.raises(AgentConfigError, match="only the root agent"):
-        build_app("coordinator", principal("root"), catalog=nested, registry=tools.registry)
+        build_app(
+            "coordinator",
+            principal("root"),
+            catalog=nested,
+            toolbox=Toolbox(registry=tools.registry),
+        )
     misspelt = tree_catalog(coordinator={"tool_retrieval": ToolRetrieval(pinned=("plann",))})
     with pytest.raises(AgentConfigError, match="'plann'"):
-        build_app("coordinator", principal("root"), catalog=misspelt, registry=tools.registry)
+        build_app(
+            "coordinator",
+            principal("root"),
+            catalog=misspelt,
+            toolbox=Toolbox(registry=tools.registry),
+        )
     pinned = tree_catalog(
         coordinator={"tool_retrieval": ToolRetrieval(pinned=("plan", "researcher"))}
     )
-    build_app("coordinator", principal("root"), catalog=pinned, registry=tools.registry)
+    build_app(
+        "coordinator", principal("root"), catalog=pinned, toolbox=Toolbox(registry=tools.registry)
+    )
 
 
 @pytest.mark.parametrize(
@@ -109,8 +132,8 @@ async def test_agent_tool_arguments_are_strict(
         "coordinator",
         principal("root"),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "root")
     error = responses(events, "researcher")[0]["error"]

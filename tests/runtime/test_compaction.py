@@ -21,7 +21,7 @@ from pydantic import Field
 
 from adk_yuxi.access import Role
 from adk_yuxi.models import DemoLlm
-from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app
+from adk_yuxi.runtime import AgentConfig, Compaction, ContextPolicy, Toolbox, build_app
 from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.testing import ScriptedLlm
 
@@ -50,8 +50,8 @@ def _app(kit: Kit, policy: ContextPolicy, model: Any = None, **extra: Any) -> Ap
     return build_app(
         config,
         kit.principal(role=Role.ADMIN),
-        registry=kit.registry,
         model=model or DemoLlm(),
+        toolbox=Toolbox(registry=kit.registry),
         **extra,
     )
 
@@ -173,7 +173,7 @@ async def test_answer_is_streamed_before_the_summary_is_written(tmp_path: Path) 
         await gate.wait()  # released only once the caller holds the answer
         return "Summary: the user's locker code is 4711."
 
-    app = _app(kit, SMALL, summarizer=ScriptedLlm([held] * 20))
+    app = _app(kit, SMALL, capabilities=[Compaction(summarizer=ScriptedLlm([held] * 20))])
     sessions = InMemorySessionService()
     await sessions.create_session(app_name="a", user_id=USER, session_id="s")
     runner = Runner(app=app, session_service=sessions)
@@ -210,7 +210,7 @@ async def test_a_failing_summarizer_leaves_the_history_and_says_why(
         raise ConnectionError("summarizer host unreachable")
 
     policy = SMALL.model_copy(update={"summary_timeout_seconds": 0.05})
-    app = _app(kit, policy, summarizer=ScriptedLlm([broken] * 100))
+    app = _app(kit, policy, capabilities=[Compaction(summarizer=ScriptedLlm([broken] * 100))])
     sessions = InMemorySessionService()
     with caplog.at_level(logging.WARNING, logger="adk_yuxi.runtime.compaction"):
         turns = await _turns(app, sessions, [FIRST, *_facts(14)])

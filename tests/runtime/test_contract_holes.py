@@ -31,6 +31,7 @@ from adk_yuxi.runtime import (
     AgentConfig,
     AuthorizationUnavailable,
     Refusal,
+    Toolbox,
     ToolFailureLimitReached,
     build_app,
 )
@@ -59,7 +60,10 @@ async def test_default_config_keeps_skill_tools_behind_their_skill(tmp_path: Pat
     )
     # tools=None, mcps=None: the defaults, as in the README's host example.
     app = build_app(
-        AgentConfig(name="a"), kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm
+        AgentConfig(name="a"),
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "report")
     assert "make_report" not in llm.tool_names(0)
@@ -77,7 +81,12 @@ async def test_naming_a_skill_tool_in_tools_declares_it_up_front(tmp_path: Path)
     kit.load_skills()
     llm = ScriptedLlm(["hi"])
     config = AgentConfig(name="a", tools=("make_report",))
-    app = build_app(config, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        config,
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     await run_turn(app, InMemorySessionService(), "s", "hi")
     assert "make_report" in llm.tool_names(0)
 
@@ -90,9 +99,9 @@ async def test_an_inactive_fixed_principal_never_reaches_the_model(tmp_path: Pat
     app = build_app(
         AgentConfig(name="a"),
         principal,
-        registry=kit.registry,
         model=llm,
         on_refusal=refusals.append,
+        toolbox=Toolbox(registry=kit.registry),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "hi")
     assert AccessDenied.from_event(events[-1]) is not None
@@ -121,9 +130,8 @@ async def test_a_path_the_guard_cannot_resolve_is_refused_and_the_run_goes_on(
     app = build_app(
         AgentConfig(name="a", tools=("read_text",)),
         kit.principal(),
-        registry=kit.registry,
-        workspace=workspace,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry, workspace=workspace),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "read")
     refused, served = function_responses(events)["read_text"]
@@ -140,7 +148,9 @@ async def test_a_source_that_raises_ends_the_run_without_escaping(tmp_path: Path
         raise ConnectionError("directory at 10.0.0.7:389 is down")
 
     llm = ScriptedLlm([])
-    app = build_app(AgentConfig(name="a"), broken, registry=kit.registry, model=llm)
+    app = build_app(
+        AgentConfig(name="a"), broken, model=llm, toolbox=Toolbox(registry=kit.registry)
+    )
     events = await run_turn(app, InMemorySessionService(), "s", "hi")
     stopped = AuthorizationUnavailable.from_event(events[-1])
     assert stopped is not None and stopped.reason == AuthorizationUnavailable.PUBLIC_TEXT
@@ -169,10 +179,9 @@ async def test_an_unreadable_access_database_mid_run_fails_closed(tmp_path: Path
     llm = ScriptedLlm([call("break_database"), call("echo", text="never"), "never"])
     app = build_app(
         AgentConfig(name="a", tools=("echo", "break_database")),
-        repo.load_principal,
-        repository=repo,
-        registry=kit.registry,
+        repo,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry),
     )
     try:
         events = await run_turn(app, InMemorySessionService(), "s", "go")
@@ -197,8 +206,8 @@ async def test_a_tool_that_raises_is_reported_to_the_model_and_the_run_goes_on(
     app = build_app(
         AgentConfig(name="a", tools=("flaky", "echo")),
         kit.principal(),
-        registry=kit.registry,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     [failed] = function_responses(events)["flaky"]
@@ -219,7 +228,9 @@ async def test_tool_failures_past_the_budget_end_the_run(tmp_path: Path, budget:
 
     llm = ScriptedLlm([call("flaky")] * (budget + 1) + ["never"])
     config = AgentConfig(name="a", tools=("flaky",), limits={"max_tool_failures": budget})
-    app = build_app(config, kit.principal(role=Role.ADMIN), registry=kit.registry, model=llm)
+    app = build_app(
+        config, kit.principal(role=Role.ADMIN), model=llm, toolbox=Toolbox(registry=kit.registry)
+    )
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     codes = [r["error"]["code"] for r in function_responses(events)["flaky"]]
     assert codes == ["tool_failed"] * budget + ["run_ending"]
@@ -238,7 +249,9 @@ async def test_unknown_and_disabled_users_get_identical_events(tmp_path: Path) -
             raise NotFoundError("user", user_id)
         return known[user_id]
 
-    app = build_app(AgentConfig(name="a"), source, registry=kit.registry, model=ScriptedLlm([]))
+    app = build_app(
+        AgentConfig(name="a"), source, model=ScriptedLlm([]), toolbox=Toolbox(registry=kit.registry)
+    )
     texts = []
     for user in ("ghost", "nobody"):
         runner_events = await _run_as(app, user)
@@ -267,9 +280,8 @@ async def test_a_file_resolver_that_raises_fails_closed(tmp_path: Path) -> None:
     app = build_app(
         AgentConfig(name="a", tools=("read_file",)),
         kit.principal(),
-        registry=kit.registry,
-        file_owner=owner,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry, file_owner=owner),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     assert function_responses(events)["read_file"][0]["error"]["code"] == "run_ending"

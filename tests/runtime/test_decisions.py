@@ -9,7 +9,7 @@ import pytest
 
 from adk_yuxi.access import Role
 from adk_yuxi.runtime import AgentConfig, compute_visibility, prepare_runtime_context
-from adk_yuxi.runtime._decisions import kb_decision, skill_decision, tool_decision
+from adk_yuxi.runtime.rights._decisions import kb_decision, skill_decision, tool_decision
 
 from ._kit import Kit
 

@@ -21,6 +21,7 @@ from adk_yuxi.runtime import (
     Limits,
     LlmCallLimitReached,
     LocalPrincipals,
+    Toolbox,
     ToolCallLimitReached,
     ToolResultOffload,
     build_app,
@@ -43,7 +44,7 @@ def _echoing() -> ScriptedLlm:
 
 async def test_a_fixed_plain_principal_is_bound_by_the_deployers_limits(tmp_path: Path) -> None:
     kit, llm = Kit(tmp_path), _echoing()
-    app = build_app(CAPPED, kit.principal(), registry=kit.registry, model=llm)
+    app = build_app(CAPPED, kit.principal(), model=llm, toolbox=Toolbox(registry=kit.registry))
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     assert LlmCallLimitReached.from_event(events[-1]) is not None
     assert len(llm.requests) == 2 and kit.ran["echo"] == 2
@@ -52,7 +53,7 @@ async def test_a_fixed_plain_principal_is_bound_by_the_deployers_limits(tmp_path
 async def test_a_principal_source_is_bound_by_the_deployers_limits(tmp_path: Path) -> None:
     kit, llm = Kit(tmp_path), _echoing()
     config = AgentConfig(name="a", tools=("echo",), limits=Limits(max_tool_calls_per_turn=1))
-    app = build_app(config, LocalPrincipals(()), registry=kit.registry, model=llm)
+    app = build_app(config, LocalPrincipals(()), model=llm, toolbox=Toolbox(registry=kit.registry))
     events = await run_turn(app, InMemorySessionService(), "s", "go")
     assert ToolCallLimitReached.from_event(events[-1]) is not None
     assert kit.ran["echo"] == 1
@@ -73,9 +74,7 @@ async def test_the_sql_access_repository_is_bound_by_the_deployers_limits(
             )
         )
         kit, llm = Kit(tmp_path), _echoing()
-        app = build_app(
-            CAPPED, repo.load_principal, repository=repo, registry=kit.registry, model=llm
-        )
+        app = build_app(CAPPED, repo, model=llm, toolbox=Toolbox(registry=kit.registry))
         events = await run_turn(app, InMemorySessionService(), "s", "go")
         assert LlmCallLimitReached.from_event(events[-1]) is not None
         assert len(llm.requests) == 2
@@ -92,7 +91,7 @@ def test_a_fixed_plain_principal_runs_on_the_configs_model(
     kit = Kit(tmp_path)
     config = AgentConfig(name="a", model="openai/house-model")
     for who in (kit.principal(), kit.principal(role=Role.ADMIN), LocalPrincipals(())):
-        app = build_app(config, who, registry=kit.registry)
+        app = build_app(config, who, toolbox=Toolbox(registry=kit.registry))
         assert app.root_agent.model.model == "house-model"
 
 

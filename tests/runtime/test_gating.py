@@ -9,7 +9,7 @@ import pytest
 from google.adk.sessions import InMemorySessionService
 
 from adk_yuxi.models._request import system_instruction_text
-from adk_yuxi.runtime import AgentConfig, Refusal, build_app
+from adk_yuxi.runtime import AgentConfig, Refusal, Toolbox, build_app
 from adk_yuxi.sessions import SqlSessionService
 from adk_yuxi.testing import ScriptedLlm, call
 
@@ -39,7 +39,12 @@ async def test_gated_tool_opens_at_next_step_and_survives_restart(kit: Kit, tmp_
             "Here is your report.",
         ]
     )
-    app = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        CONFIG,
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     async with SqlSessionService(db) as sessions:
         events = await run_turn(app, sessions, "s1", "write the report")
 
@@ -56,14 +61,24 @@ async def test_gated_tool_opens_at_next_step_and_survives_restart(kit: Kit, tmp_
 
     # A new process: new App, new Runner, the same SQLite session.
     llm2 = ScriptedLlm(["Still here."])
-    app2 = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm2)
+    app2 = build_app(
+        CONFIG,
+        kit.principal(),
+        model=llm2,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     async with SqlSessionService(db) as sessions:
         await run_turn(app2, sessions, "s1", "again")
     assert "make_report" in llm2.tool_names(0)
 
     # Another session of the same user starts gated again.
     llm3 = ScriptedLlm(["Fresh."])
-    app3 = build_app(CONFIG, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm3)
+    app3 = build_app(
+        CONFIG,
+        kit.principal(),
+        model=llm3,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     async with SqlSessionService(db) as sessions:
         await run_turn(app3, sessions, "s2", "new chat")
     assert "make_report" not in llm3.tool_names(0)
@@ -72,7 +87,12 @@ async def test_gated_tool_opens_at_next_step_and_survives_restart(kit: Kit, tmp_
 async def test_preloaded_skill_is_visible_from_the_first_call(kit: Kit) -> None:
     llm = ScriptedLlm([call("make_report", title="now"), "done"])
     config = CONFIG.model_copy(update={"preload_skills": ("reporting",)})
-    app = build_app(config, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        config,
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     await run_turn(app, InMemorySessionService(), "s", "go")
     assert "make_report" in llm.tool_names(0)
     assert "Call make_report with a short title." in system_instruction_text(llm.requests[0])
@@ -88,10 +108,9 @@ async def test_hidden_or_unknown_tool_is_refused_and_the_run_goes_on(
     app = build_app(
         CONFIG,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
         on_refusal=refusals.append,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
     )
     with caplog.at_level(logging.WARNING, logger="adk_yuxi.runtime.authorization"):
         events = await run_turn(app, InMemorySessionService(), "s", "go")
@@ -117,6 +136,11 @@ async def test_unknown_skill_activation_in_state_is_ignored(kit: Kit) -> None:
     )
     llm = ScriptedLlm(["hi"])
     config = CONFIG.model_copy(update={"skills": ("helper",)})
-    app = build_app(config, kit.principal(), registry=kit.registry, skills=kit.catalog, model=llm)
+    app = build_app(
+        config,
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
+    )
     await run_turn(app, sessions, "s", "go")
     assert "make_report" not in llm.tool_names(0)

@@ -16,6 +16,7 @@ from adk_yuxi.runtime import (
     FINAL_ANSWER_INSTRUCTION,
     AgentConfig,
     LlmCallLimitReached,
+    Toolbox,
     ToolCallLimitReached,
     build_app,
 )
@@ -26,7 +27,9 @@ from ._kit import Kit, function_responses, run_turn
 
 def _app(kit: Kit, llm: ScriptedLlm, **limits: Any) -> App:
     config = AgentConfig(name="a", tools=("echo",), limits=limits)
-    return build_app(config, kit.principal(role=Role.ADMIN), registry=kit.registry, model=llm)
+    return build_app(
+        config, kit.principal(role=Role.ADMIN), model=llm, toolbox=Toolbox(registry=kit.registry)
+    )
 
 
 async def test_generate_makes_a_last_call_without_tools_and_ends_normally(tmp_path: Path) -> None:

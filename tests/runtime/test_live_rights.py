@@ -25,7 +25,7 @@ from adk_yuxi.access import (
     User,
 )
 from adk_yuxi.mcp import McpServerConfig
-from adk_yuxi.runtime import AgentConfig, Refusal, build_app
+from adk_yuxi.runtime import AgentConfig, Refusal, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 from tests.sql_backends import db_url, pg_schema
@@ -150,14 +150,12 @@ async def test_a_right_withdrawn_mid_run_stops_the_next_call(world: World, case:
         config = config.model_copy(update={"mcps": ("glossary",)})
     app = build_app(
         config,
-        repo.load_principal,
-        repository=repo,
-        registry=kit.registry,
-        skills=kit.catalog,
-        mcp_servers=kit.mcp,
-        file_owner=_owner,
+        repo,
         model=llm,
         on_refusal=refusals.append,
+        toolbox=Toolbox(
+            registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp, file_owner=_owner
+        ),
     )
     sessions = InMemorySessionService()
     await sessions.create_session(app_name=app.name, user_id="alice", session_id="s")

@@ -12,7 +12,7 @@ from google.adk.sessions import InMemorySessionService
 
 from adk_yuxi.mcp import McpServerConfig
 from adk_yuxi.models import declared_tool_names
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 
 from ._kit import Kit, function_responses, run_turn
@@ -56,7 +56,10 @@ async def test_skill_mcp_server_connects_on_activation(tmp_path: Path) -> None:
     config = AgentConfig(name="reader", tools=("echo",), mcps=(), skills=("terms",))
     principal = kit.principal(mcps=("glossary",))
     app = build_app(
-        config, principal, registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp, model=llm
+        config,
+        principal,
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "what is gating?")
 
@@ -79,13 +82,11 @@ async def test_mcp_server_the_user_may_not_use_drops_the_skill(tmp_path: Path) -
     app = build_app(
         config,
         kit.principal(mcps=()),
-        registry=kit.registry,
-        skills=kit.catalog,
-        mcp_servers=kit.mcp,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp),
     )
     await run_turn(app, InMemorySessionService(), "s", "hi")
-    assert llm.tool_names(0) == ["echo"]
+    assert llm.tool_names(0) == ["read_tool_result", "echo"]  # the offload's base tool
 
 
 async def test_unreachable_server_loses_only_its_own_tools(tmp_path: Path) -> None:
@@ -104,10 +105,8 @@ async def test_unreachable_server_loses_only_its_own_tools(tmp_path: Path) -> No
     app = build_app(
         config,
         kit.principal(mcps=("broken",)),
-        registry=kit.registry,
-        skills=kit.catalog,
-        mcp_servers=kit.mcp,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog, mcp_servers=kit.mcp),
     )
     await run_turn(app, InMemorySessionService(), "s", "hi")
-    assert llm.tool_names(0) == ["echo"]
+    assert llm.tool_names(0) == ["read_tool_result", "echo"]  # the offload's base tool

@@ -20,6 +20,7 @@ from adk_yuxi.runtime import (
     AgentConfigError,
     Limits,
     Refusal,
+    Toolbox,
     UnknownAgentError,
     build_app,
 )
@@ -44,17 +45,19 @@ async def test_agent_tool_runs_nested_with_its_own_tools() -> None:
         "coordinator",
         principal("alice"),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
         on_refusal=refusals.append,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "alice")
     assert responses(events, "researcher") == [{"result": "cats purr"}]
     assert final_text(events) == "Cats purr."
     assert tools.ran == {"lookup": 1}
     coordinator, researcher = models["coordinator"], models["researcher"]
-    assert sorted(coordinator.tool_names(0)) == ["plan", "researcher", "transfer_to_agent"]
-    assert researcher.tool_names(0) == ["lookup"]  # its own runtime, not the root's
+    shown = sorted(coordinator.tool_names(0))
+    assert shown == ["plan", "read_tool_result", "researcher", "transfer_to_agent"]
+    # Its own runtime, not the root's (and the offload's base tool, in every agent).
+    assert researcher.tool_names(0) == ["read_tool_result", "lookup"]
     nested = researcher.requests[0].contents[0].parts
     assert nested is not None and nested[0].text == "cats"
     assert refusals == []
@@ -71,9 +74,9 @@ async def test_hidden_tool_called_inside_the_nested_agent_is_refused() -> None:
         "coordinator",
         principal("alice"),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
         on_refusal=refusals.append,
+        toolbox=Toolbox(registry=tools.registry),
     )
     await run(app, "alice")
     assert tools.ran["plan"] == 0
@@ -84,7 +87,8 @@ async def test_hidden_tool_called_inside_the_nested_agent_is_refused() -> None:
     assert refused is not None and refused[0].function_response is not None
     error = (refused[0].function_response.response or {})["error"]
     assert error["code"] == "tool_not_available" and error["tool"] == "plan"
-    assert error.get("available", ["lookup"]) == ["lookup"]  # the researcher's own, only
+    # The researcher's own, only (and the offload's base tool).
+    assert error.get("available", ["read_tool_result", "lookup"]) == ["read_tool_result", "lookup"]
 
 
 async def test_transfer_refused_then_corrected() -> None:
@@ -104,8 +108,8 @@ async def test_transfer_refused_then_corrected() -> None:
         "coordinator",
         principal("alice"),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "alice")
     refused = responses(events, "transfer_to_agent")
@@ -136,7 +140,11 @@ async def test_parent_handoff_only_when_configured() -> None:
     }
     catalog = tree_catalog(writer={"handoff_to_parent": True})
     app = build_app(
-        "coordinator", principal("alice"), catalog=catalog, registry=Tools().registry, model=models
+        "coordinator",
+        principal("alice"),
+        catalog=catalog,
+        model=models,
+        toolbox=Toolbox(registry=Tools().registry),
     )
     events = await run(app, "alice")
     assert final_text(events) == "Back." and events[-1].author == "coordinator"
@@ -168,7 +176,11 @@ async def test_unreadable_agents_are_left_out_for_that_user_only() -> None:
         return rights[user_id]
 
     app = build_app(
-        "coordinator", source, catalog=tree_catalog(), registry=tools.registry, model=models
+        "coordinator",
+        source,
+        catalog=tree_catalog(),
+        model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     alice, bob = await asyncio.gather(run(app, "alice"), run(app, "bob"))
     assert final_text(alice).startswith("answer:") and "facts" in final_text(alice)
@@ -186,9 +198,9 @@ async def test_a_user_calling_an_omitted_agent_tool_is_refused() -> None:
         "coordinator",
         principal("bob", ["coordinator", "writer"]),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
         on_refusal=refusals.append,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "bob")
     assert responses(events, "researcher")[0]["error"]["code"] == "tool_not_available"
@@ -202,8 +214,8 @@ async def test_unreadable_root_is_access_denied() -> None:
         "coordinator",
         principal("carol", ["researcher", "writer"]),
         catalog=tree_catalog(),
-        registry=Tools().registry,
         model={"coordinator": llm},
+        toolbox=Toolbox(registry=Tools().registry),
     )
     events = await run(app, "carol")
     assert AccessDenied.from_event(events[-1]) is not None
@@ -216,8 +228,8 @@ async def test_fixed_principal_refuses_another_user() -> None:
         "coordinator",
         principal("alice"),
         catalog=tree_catalog(),
-        registry=Tools().registry,
         model=llm,
+        toolbox=Toolbox(registry=Tools().registry),
     )
     events = await run(app, "mallory")
     assert AccessDenied.from_event(events[-1]) is not None and llm.requests == []
@@ -235,10 +247,10 @@ async def test_one_model_call_budget_across_nesting_generate() -> None:
     catalog = tree_catalog(coordinator={"limits": Limits(max_llm_calls=3)})
     app = build_app(
         "coordinator",
-        principal("root", role=Role.ADMIN),  # limits are admin-only
+        principal("root", role=Role.ADMIN),
         catalog=catalog,
-        registry=tools.registry,
         model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "root")
     stopped = responses(events, "researcher")[0]["error"]
@@ -263,8 +275,8 @@ async def test_one_model_call_budget_across_nesting_force() -> None:
         "coordinator",
         principal("root", role=Role.ADMIN),
         catalog=catalog,
-        registry=tools.registry,
         model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     events = await run(app, "root")
     stopped = responses(events, "researcher")[0]["error"]
@@ -302,7 +314,11 @@ async def test_source_not_knowing_the_user() -> None:
 
     llm = ScriptedLlm([])
     app = build_app(
-        "coordinator", nobody, catalog=tree_catalog(), registry=Tools().registry, model=llm
+        "coordinator",
+        nobody,
+        catalog=tree_catalog(),
+        model=llm,
+        toolbox=Toolbox(registry=Tools().registry),
     )
     events = await run(app, "eve", sessions=InMemorySessionService())
     assert AccessDenied.from_event(events[-1]) is not None and llm.requests == []
@@ -343,9 +359,8 @@ async def test_skill_activation_inside_a_nested_run_lasts_for_that_call(tmp_path
         "coordinator",
         rights,
         catalog=catalog,
-        registry=kit.registry,
-        skills=kit.catalog,
         model=models,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
     )
     await run(app, "alice")
     assert kit.ran["make_report"] == 1
@@ -363,7 +378,11 @@ async def test_odd_transfer_targets_are_refused(target: Any) -> None:
     }
     catalog = tree_catalog()
     app = build_app(
-        "coordinator", principal("alice"), catalog=catalog, registry=Tools().registry, model=models
+        "coordinator",
+        principal("alice"),
+        catalog=catalog,
+        model=models,
+        toolbox=Toolbox(registry=Tools().registry),
     )
     events = await run(app, "alice")
     refused = responses(events, "transfer_to_agent")[0]["error"]
@@ -390,8 +409,8 @@ async def test_an_agent_the_app_did_not_build_is_checked_as_the_root() -> None:
         "coordinator",
         principal("alice"),
         catalog=tree_catalog(),
-        registry=tools.registry,
         model=models,
+        toolbox=Toolbox(registry=tools.registry),
     )
     foreign_llm = ScriptedLlm([call("foreign_tool"), call("researcher", request="q"), "done"])
     foreign = LlmAgent(name="foreign", model=foreign_llm, tools=[foreign_tool])

@@ -19,7 +19,7 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import build_app
+from adk_yuxi.runtime import Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -60,11 +60,10 @@ def _app(world: World, models: dict[str, ScriptedLlm], **changes: dict[str, Any]
     catalog = tree_catalog(**changes)
     return build_app(
         "coordinator",
-        world.repo.load_principal,
+        world.repo,
         catalog=catalog,
-        registry=world.tools.registry,
-        repository=world.repo,
         model=models,
+        toolbox=Toolbox(registry=world.tools.registry),
     )
 
 

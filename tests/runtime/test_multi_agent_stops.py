@@ -15,7 +15,7 @@ from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from adk_yuxi.access import AccessDenied
-from adk_yuxi.runtime import Limits, Refusal, build_app
+from adk_yuxi.runtime import Limits, Refusal, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -90,9 +90,9 @@ def _app(
         "coordinator",
         principal("alice"),
         catalog=catalog,
-        registry=tools.registry,
         model=models,
         on_refusal=stops.record,
+        toolbox=Toolbox(registry=tools.registry),
         **kw,
     )
 
@@ -196,7 +196,7 @@ async def test_a_nested_run_starting_after_its_caller_stopped_is_refused() -> No
         models,
         stops,
         Limits(max_tool_failures=1, max_llm_calls=5),
-        plugins=[DelayAgentCalls(stops.seen("tool_failures"), tools.in_flight)],
+        capabilities=[DelayAgentCalls(stops.seen("tool_failures"), tools.in_flight)],
     )
     events = await run(app, "alice")
     stopped = responses(events, "researcher")[0]["error"]
@@ -237,7 +237,7 @@ async def test_a_pending_call_whose_caller_is_gone_is_refused() -> None:
         "coordinator": ScriptedLlm([call("researcher", request="q"), "answered"]),
         "researcher": ScriptedLlm(["researcher finished"]),
     }
-    app = _app(tools, models, stops, Limits(), plugins=[Leak()])
+    app = _app(tools, models, stops, Limits(), capabilities=[Leak()])
     await run(app, "alice")
     released.set()
     result = await task["t"]

@@ -17,11 +17,10 @@ from google.adk.runners import Runner
 from google.genai import types
 
 from adk_yuxi.models import DemoLlm
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, ToolResultOffload, build_app
+from adk_yuxi.runtime import AgentConfig, LocalPrincipals, Toolbox, ToolResultOffload, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
-from adk_yuxi.tools.base import register_base_tools
 
 APP = "offloader"
 READ = "read_tool_result"
@@ -36,7 +35,6 @@ def report(size: int) -> dict[str, Any]:
 @pytest.fixture
 def registry() -> ToolRegistry:
     registry = ToolRegistry()
-    register_base_tools(registry)
 
     @tool(registry=registry)
     def big_report(size: int) -> dict[str, Any]:
@@ -78,7 +76,10 @@ class World:
 
     def runner(self, llm: ScriptedLlm, **config: Any) -> Runner:
         app = build_app(
-            AgentConfig(name=APP, **config), LocalPrincipals([]), registry=self.registry, model=llm
+            AgentConfig(name=APP, **config),
+            LocalPrincipals([]),
+            model=llm,
+            toolbox=Toolbox(registry=self.registry),
         )
         return Runner(
             app=app,
@@ -322,7 +323,12 @@ async def test_a_lower_threshold_and_preview_apply(world: World) -> None:
 
 async def test_without_an_artifact_service_the_prompt_is_still_bounded(world: World) -> None:
     llm = ScriptedLlm([call("plain_text", size=40_000), "done"])
-    app = build_app(AgentConfig(name=APP), LocalPrincipals([]), registry=world.registry, model=llm)
+    app = build_app(
+        AgentConfig(name=APP),
+        LocalPrincipals([]),
+        model=llm,
+        toolbox=Toolbox(registry=world.registry),
+    )
     runner = Runner(app=app, session_service=world.services.session_service)
     _, events = await world.turn(runner)
     (shown,) = responses(events, "plain_text")
@@ -346,7 +352,10 @@ async def test_a_result_carrying_media_is_left_to_adk(world: World) -> None:
 async def test_the_demo_model_reads_on_when_asked(world: World) -> None:
     """Offline, on the demo model: a stored result, then "read more" twice."""
     app = build_app(
-        AgentConfig(name=APP), LocalPrincipals([]), registry=world.registry, model=DemoLlm()
+        AgentConfig(name=APP),
+        LocalPrincipals([]),
+        model=DemoLlm(),
+        toolbox=Toolbox(registry=world.registry),
     )
     runner = Runner(
         app=app,

@@ -19,12 +19,10 @@ from adk_yuxi.storage import register_service_schemes
 pytestmark = pytest.mark.slow  # ADK's FastAPI app loads in about 15 s
 
 AGENT = '''
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
+from adk_yuxi import AgentConfig, LocalPrincipals, Toolbox, build_app
 from adk_yuxi.tools import ToolRegistry, tool
-from adk_yuxi.tools.base import register_base_tools
 
 registry = ToolRegistry()
-register_base_tools(registry)
 
 
 @tool(registry=registry)
@@ -36,7 +34,7 @@ def sensor_dump() -> dict:
 app = build_app(
     AgentConfig(name="offloaded", instruction="Dump the sensors."),
     LocalPrincipals([]),
-    registry=registry,
+    toolbox=Toolbox(registry=registry),
     model="yuxi-demo",
 )
 '''

@@ -26,7 +26,7 @@ from adk_yuxi.access import (
     User,
 )
 from adk_yuxi.models._request import declared_tool_names
-from adk_yuxi.runtime import AgentConfig, AuthorizationPlugin, Refusal, build_app
+from adk_yuxi.runtime import AgentConfig, AuthorizationPlugin, Refusal, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -86,9 +86,8 @@ def _app(kit: Kit, users: Directory, llm: ScriptedLlm, **kwargs: Any) -> App:
     return build_app(
         CONFIG.model_copy(update={"tools": tools, **kwargs.pop("config", {})}),
         users,
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
         **kwargs,
     )
 

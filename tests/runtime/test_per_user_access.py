@@ -25,7 +25,7 @@ from adk_yuxi.access import (
     ShareConfig,
     User,
 )
-from adk_yuxi.runtime import AgentConfig, Refusal, build_app
+from adk_yuxi.runtime import AgentConfig, Refusal, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -74,12 +74,10 @@ def _app(
 ) -> App:
     return build_app(
         CONFIG,
-        repo.load_principal,
-        registry=kit.registry,
-        skills=kit.catalog,
-        repository=repo,
+        repo,
         model=llm,
         on_refusal=None if log is None else log.append,
+        toolbox=Toolbox(registry=kit.registry, skills=kit.catalog),
     )
 
 

@@ -21,8 +21,15 @@ from google.adk.runners import Runner
 from google.genai import types
 
 from adk_yuxi.access import Role
-from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app, compaction_config
-from adk_yuxi.runtime._prompt_estimate import (
+from adk_yuxi.runtime import (
+    AgentConfig,
+    Compaction,
+    ContextPolicy,
+    Toolbox,
+    build_app,
+    compaction_config,
+)
+from adk_yuxi.runtime.assembly._prompt_estimate import (
     ESTIMATED_KEY,
     PromptEstimatePlugin,
     estimate_prompt_tokens,
@@ -72,7 +79,11 @@ def yuxi_app(tmp_path: Path, model: Any, policy: ContextPolicy | None = None, **
     kit = Kit(tmp_path)
     config = AgentConfig(name="a", tools=("echo",), context=policy or ContextPolicy())
     return build_app(
-        config, kit.principal(role=Role.ADMIN), registry=kit.registry, model=model, **extra
+        config,
+        kit.principal(role=Role.ADMIN),
+        model=model,
+        toolbox=Toolbox(registry=kit.registry),
+        **extra,
     )
 
 
@@ -132,7 +143,7 @@ async def test_the_estimate_still_triggers_compaction(tmp_path: Path) -> None:
     policy = ContextPolicy(budget_tokens=500, compact_at_tokens=120, keep_recent_events=2)
     model = ScriptedLlm([silent("an answer of a few words " * 4) for _ in range(12)])
     summarizer = ScriptedLlm(["the summary so far"] * 12)
-    app = yuxi_app(tmp_path, model, policy, summarizer=summarizer)
+    app = yuxi_app(tmp_path, model, policy, capabilities=[Compaction(summarizer=summarizer)])
     sessions = SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}")
     runner = Runner(app=app, session_service=sessions)
     await sessions.create_session(app_name="a", user_id=USER, session_id="s")

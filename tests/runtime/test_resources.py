@@ -11,7 +11,7 @@ from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.sessions import InMemorySessionService
 
-from adk_yuxi.runtime import AgentConfig, ResourceGuard, ResourceType, build_app
+from adk_yuxi.runtime import AgentConfig, ResourceGuard, ResourceType, Toolbox, build_app
 from adk_yuxi.runtime import prepare_runtime_context as prepare
 from adk_yuxi.testing import ScriptedLlm, call
 
@@ -29,7 +29,10 @@ async def test_forbidden_kb_is_refused_without_naming_it(tmp_path: Path) -> None
         ]
     )
     app = build_app(
-        AgentConfig(name="a", tools=("read_kb",)), kit.principal(), registry=kit.registry, model=llm
+        AgentConfig(name="a", tools=("read_kb",)),
+        kit.principal(),
+        model=llm,
+        toolbox=Toolbox(registry=kit.registry),
     )
     events = await run_turn(app, InMemorySessionService(), "s", "read")
     secret, missing, allowed = function_responses(events)["read_kb"]

@@ -26,7 +26,7 @@ from adk_yuxi.access import (
     User,
 )
 from adk_yuxi.errors import RunStopped
-from adk_yuxi.runtime import AgentConfig, Refusal, build_app
+from adk_yuxi.runtime import Access, AgentConfig, Refusal, Toolbox, build_app
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import tool
 
@@ -71,7 +71,11 @@ def _app(
     kit: Kit, repo: AccessRepository, principal: Any, llm: ScriptedLlm, log: list[Refusal]
 ) -> App:
     return build_app(
-        CONFIG, principal, registry=kit.registry, repository=repo, model=llm, on_refusal=log.append
+        CONFIG,
+        Access.live(principal, repo),
+        model=llm,
+        on_refusal=log.append,
+        toolbox=Toolbox(registry=kit.registry),
     )
 
 

@@ -18,7 +18,7 @@ from google.adk.telemetry.context import TelemetryConfig
 from google.genai import types
 
 from adk_yuxi.access import Role
-from adk_yuxi.runtime import AgentConfig, build_app, host_run_config, telemetry_recorded
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app, host_run_config, telemetry_recorded
 from adk_yuxi.sessions import SessionWindow
 from adk_yuxi.testing import ScriptedLlm
 
@@ -132,9 +132,9 @@ async def _run_with(run_config: RunConfig | None, tmp_path: Path) -> RunConfig |
     app = build_app(
         AgentConfig(name="a", tools=()),
         kit.principal(role=Role.ADMIN),
-        registry=kit.registry,
         model=ScriptedLlm(["fine"]),
-        plugins=[seen],
+        toolbox=Toolbox(registry=kit.registry),
+        capabilities=[seen],
     )
     sessions = InMemorySessionService()
     runner = Runner(app=app, session_service=sessions)

@@ -20,7 +20,7 @@ from google.genai import types
 
 from adk_yuxi.access import Role
 from adk_yuxi.models import DemoLlm, OpenAICompatibleLlm
-from adk_yuxi.runtime import AgentConfig, ContextPolicy, build_app
+from adk_yuxi.runtime import AgentConfig, Compaction, ContextPolicy, Toolbox, build_app
 from adk_yuxi.testing import EmptyReply, ErrorReply, OpenAIScriptServer, ScriptedLlm
 
 from ._kit import USER, Kit
@@ -37,7 +37,11 @@ def _app(kit: Kit, summarizer: Any, policy: ContextPolicy = SMALL) -> App:
     config = AgentConfig(name="a", tools=("echo",), context=policy)
     principal = kit.principal(role=Role.ADMIN)
     return build_app(
-        config, principal, registry=kit.registry, model=DemoLlm(), summarizer=summarizer
+        config,
+        principal,
+        model=DemoLlm(),
+        toolbox=Toolbox(registry=kit.registry),
+        capabilities=[Compaction(summarizer=summarizer)],
     )
 
 

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from adk_yuxi._sql.jsonbounds import CUT_MARK, CYCLE_REASON, INT_REASON, MAX_DEPTH
-from adk_yuxi.runtime import AgentConfig, LocalPrincipals, build_app
+from adk_yuxi.runtime import AgentConfig, LocalPrincipals, Toolbox, build_app
 from adk_yuxi.storage import YuxiServices, open_services
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.tools import ToolRegistry, tool
@@ -99,8 +99,8 @@ class World:
         app = build_app(
             AgentConfig(name=APP, tools=("hostile",)),
             LocalPrincipals([]),
-            registry=registry,
             model=self.llm,
+            toolbox=Toolbox(registry=registry),
         )
         self.runner = Runner(
             app=app,

@@ -125,7 +125,7 @@ app = build_app(
     AgentConfig(name="{name}", tools=()),
     Principal.from_records(User(id="test_user"), []),
     model=ScriptedLlm(["fine"]),
-    plugins=[Seen()],
+    capabilities=[Seen()],
 )
 '''
 

@@ -1,5 +1,5 @@
-"""The exact argument contract of ask_user_question, case by case, on the registered
-tool itself (the strict validation ADK runs before the function)."""
+"""The exact argument contract of ask_user_question, case by case, on the tool instance
+apps get (the strict validation ADK runs before the function)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-import adk_yuxi.tools.base  # noqa: F401  (registers the base tools)
-from adk_yuxi.tools import StrictFunctionTool, ToolArgumentsError, default_registry
+from adk_yuxi.tools import StrictFunctionTool, ToolArgumentsError
+from adk_yuxi.tools.base import base_tool
 from adk_yuxi.waitpoints import AnswerRejected, Question, validate_answers
 
-TOOL = default_registry.get("ask_user_question")
+TOOL = base_tool("ask_user_question")
 assert isinstance(TOOL, StrictFunctionTool)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from google.adk.sessions import InMemorySessionService
 
-from adk_yuxi.runtime import AgentConfig, build_app, prepare_runtime_context
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app, prepare_runtime_context
 from adk_yuxi.testing import TAVILY, ProviderFakeServer, ScriptedLlm, call
 from adk_yuxi.tools import ToolSettings, register_tool
 from adk_yuxi.web import (
@@ -120,10 +120,12 @@ async def test_the_model_sees_web_tools_only_when_configured(kit: Kit, configure
     app = build_app(
         config,
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
-        settings=ToolSettings(host, environ={}) if configured else ToolSettings(environ={}),
+        toolbox=Toolbox(
+            registry=kit.registry,
+            skills=kit.catalog,
+            settings=ToolSettings(host, environ={}) if configured else ToolSettings(environ={}),
+        ),
     )
     events = await run_turn(app, InMemorySessionService(), "s1", "search")
     shown = llm.tool_names(0)
@@ -148,10 +150,10 @@ async def test_a_configured_run_searches_through_the_provider(kit: Kit) -> None:
         app = build_app(
             GATED,
             kit.principal(),
-            registry=kit.registry,
-            skills=kit.catalog,
             model=llm,
-            settings=ToolSettings(host, environ={}),
+            toolbox=Toolbox(
+                registry=kit.registry, skills=kit.catalog, settings=ToolSettings(host, environ={})
+            ),
         )
         events = await run_turn(app, InMemorySessionService(), "s1", "search")
     assert "web_search" not in llm.tool_names(0)  # gated behind the research skill
@@ -189,10 +191,10 @@ async def test_a_provider_error_is_a_tool_result_and_the_run_goes_on(kit: Kit) -
         app = build_app(
             AgentConfig(name="researcher", tools=("web_search",), skills=()),
             kit.principal(),
-            registry=kit.registry,
-            skills=kit.catalog,
             model=llm,
-            settings=ToolSettings(host, environ={}),
+            toolbox=Toolbox(
+                registry=kit.registry, skills=kit.catalog, settings=ToolSettings(host, environ={})
+            ),
         )
         events = await run_turn(app, InMemorySessionService(), "s1", "search")
     (result,) = function_responses(events)["web_search"]

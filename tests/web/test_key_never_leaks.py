@@ -16,7 +16,7 @@ from google.adk.sessions import InMemorySessionService
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.testing import DEEPSEEK, DOUBAO, TAVILY, ProviderFakeServer, Reply, ScriptedLlm, call
 from adk_yuxi.tools import ToolSettings, register_tool
 from adk_yuxi.web import (
@@ -136,10 +136,12 @@ async def test_no_event_of_a_run_carries_the_key(
     app = build_app(
         AgentConfig(name="r", tools=("web_search",)),
         kit.principal(),
-        registry=kit.registry,
-        skills=kit.catalog,
         model=llm,
-        settings=ToolSettings(_settings(fake, provider), environ={}),
+        toolbox=Toolbox(
+            registry=kit.registry,
+            skills=kit.catalog,
+            settings=ToolSettings(_settings(fake, provider), environ={}),
+        ),
     )
     events = await run_turn(app, InMemorySessionService(), "s1", "search")
     dumped = [e.model_dump_json() for e in events] + [repr(r) for r in llm.requests]

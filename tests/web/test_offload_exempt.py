@@ -9,7 +9,7 @@ from pathlib import Path
 from google.adk.runners import Runner
 from google.genai import types
 
-from adk_yuxi.runtime import AgentConfig, build_app
+from adk_yuxi.runtime import AgentConfig, Toolbox, build_app
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import PageServer, ScriptedLlm, call
 from adk_yuxi.tools import ToolSettings, register_tool
@@ -36,10 +36,12 @@ async def test_web_fetch_is_not_offloaded_but_a_local_result_is(tmp_path: Path) 
         app = build_app(
             AgentConfig(name="researcher", tools=("web_fetch", "echo"), skills=()),
             kit.principal(),
-            registry=kit.registry,
-            skills=kit.catalog,
             model=llm,
-            settings=ToolSettings(settings, environ={}),
+            toolbox=Toolbox(
+                registry=kit.registry,
+                skills=kit.catalog,
+                settings=ToolSettings(settings, environ={}),
+            ),
         )
         runner = Runner(
             app=app,

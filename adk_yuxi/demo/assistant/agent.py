@@ -14,23 +14,17 @@ with an unusable one, it answers every message with the configuration error.
   demo model with a small budget, so a dozen turns show a compaction event in `adk web`.
 """
 
-import logging
-
-from google.adk.agents import LlmAgent
-from google.adk.agents.callback_context import CallbackContext
 from google.adk.apps import App
 from google.adk.plugins.save_files_as_artifacts_plugin import SaveFilesAsArtifactsPlugin
-from google.adk.tools import load_memory
 from google.adk.tools.preload_memory_tool import PreloadMemoryTool
 
 import adk_yuxi.tools.builtin  # noqa: F401  (registers the built-in tools)
+from adk_yuxi import AgentConfig, ContextPolicy, LocalPrincipals, Toolbox, build_app
 from adk_yuxi.models import DemoLlm, resolve_agent_model
-from adk_yuxi.runtime import ContextPolicy, compaction_config
-from adk_yuxi.tools import default_registry
+from adk_yuxi.tools import ToolRegistry, default_registry
 
 from . import files  # noqa: F401  (registers save_text_file)
-
-logger = logging.getLogger(__name__)
+from .memory import LoadMemory, RememberConversation
 
 INSTRUCTION = """You are a helpful assistant for a team's knowledge work.
 Use `calculate` for any arithmetic instead of computing it yourself.
@@ -38,36 +32,31 @@ Use `save_note` when the user asks you to remember something, and `list_notes` t
 Use `load_memory` to look through earlier conversations, and `save_text_file` when the
 user asks for a file. Answer briefly and say which tool result your answer relies on."""
 
+TOOLS = ("save_note", "list_notes", "calculate", "save_text_file")
 
-async def remember_conversation(callback_context: CallbackContext) -> None:
-    """Adds the session to memory after every turn, so later conversations can find it."""
-    try:
-        await callback_context.add_session_to_memory()
-    except ValueError as exc:  # no memory service configured for this Runner
-        logger.debug("session not added to memory: %s", exc)
+registry = ToolRegistry()
+"""The assistant's own tools: the registry's it uses, and ADK's memory tools."""
+for tool_id in TOOLS:
+    registry.register(default_registry.get(tool_id), default_registry.metadata(tool_id))
+registry.register(LoadMemory())
+registry.register(PreloadMemoryTool())
 
-
-root_agent = LlmAgent(
-    name="assistant",
-    model=resolve_agent_model(),
-    description="Answers questions, does exact arithmetic, keeps notes and files for the user.",
-    instruction=INSTRUCTION,
-    tools=[
-        *default_registry.tools(["save_note", "list_notes", "calculate", "save_text_file"]),
-        load_memory,
-        PreloadMemoryTool(),
-    ],
-    after_agent_callback=remember_conversation,
-)
-
+model = resolve_agent_model()
 # The demo model's budget is small on purpose: compaction is what it shows.
 DEMO_CONTEXT = ContextPolicy(budget_tokens=2_000, keep_recent_events=4)
-model = root_agent.canonical_model
-app = App(
+config = AgentConfig(
     name="assistant",
-    root_agent=root_agent,
-    plugins=[SaveFilesAsArtifactsPlugin()],
-    events_compaction_config=compaction_config(
-        DEMO_CONTEXT if isinstance(model, DemoLlm) else ContextPolicy(), model
-    ),
+    description="Answers questions, does exact arithmetic, keeps notes and files for the user.",
+    instruction=INSTRUCTION,
+    tools=(*TOOLS, "load_memory", "preload_memory"),
+    context=DEMO_CONTEXT if isinstance(model, DemoLlm) else ContextPolicy(),
 )
+
+app: App = build_app(
+    config,
+    LocalPrincipals([]),
+    toolbox=Toolbox(registry=registry),
+    capabilities=[SaveFilesAsArtifactsPlugin(), RememberConversation()],
+    model=model,
+)
+root_agent = app.root_agent

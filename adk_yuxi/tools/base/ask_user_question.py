@@ -30,9 +30,9 @@ from ...waitpoints import (
     Waitpoint,
     WaitpointConflict,
 )
-from .._registry import tool
+from .._metadata import ToolExtraMetadata
 
-__all__ = ["ask_user_question", "render_questions"]
+__all__ = ["METADATA", "ask_user_question", "render_questions"]
 
 logger = logging.getLogger("adk_yuxi.tools.ask")
 
@@ -122,12 +122,15 @@ def _ask(point: Waitpoint, questions: Sequence[Question], problem: str = "") -> 
     )
 
 
-@tool(
+METADATA = ToolExtraMetadata(
     category="base",
     tags=["interaction"],
     display_name="Ask the user",
     extra={"base_tool": True},
 )
+"""How the tool is catalogued where it is registered (`register_base_tools`)."""
+
+
 async def ask_user_question(
     questions: QuestionList, tool_context: ToolContext
 ) -> AsyncGenerator[Any, None]:

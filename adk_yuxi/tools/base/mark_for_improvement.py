@@ -17,9 +17,9 @@ from ...access import AccessRepository, AgentExecutionRevoked
 from ...errors import ToolErrorCode, tool_error
 from ...ledger import RunLedger, WorkerLeaseExpired, ledger_plugin_of
 from ...marks import Check, MarkConflict, MarkRefused
-from .._registry import tool
+from .._metadata import ToolExtraMetadata
 
-__all__ = ["MAX_REASON_CHARS", "mark_for_improvement"]
+__all__ = ["MAX_REASON_CHARS", "METADATA", "mark_for_improvement"]
 
 MAX_REASON_CHARS = 4000
 NAME = "mark_for_improvement"
@@ -34,12 +34,15 @@ Reason = Annotated[
 ]
 
 
-@tool(
+METADATA = ToolExtraMetadata(
     category="base",
     tags=["feedback"],
     display_name="Mark for improvement",
     extra={"base_tool": True},
 )
+"""How the tool is catalogued where it is registered (`register_base_tools`)."""
+
+
 async def mark_for_improvement(reason: Reason, tool_context: ToolContext) -> dict[str, Any]:
     """Records, for the people who improve this agent, a problem or a method worth keeping.
 

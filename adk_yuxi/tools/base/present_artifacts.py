@@ -28,11 +28,10 @@ from pydantic import Field
 
 from ...errors import ToolErrorCode, tool_error
 from ...ledger import UnsafeUserId, ledger_plugin_of
-from .._metadata import VIRTUAL_ROOT
-from .._registry import tool
+from .._metadata import VIRTUAL_ROOT, ToolExtraMetadata
 from .._safe_file import Check, SafeFileError, read_regular_file
 
-__all__ = ["MAX_FILES", "MAX_FILE_BYTES", "VIRTUAL_ROOT", "present_artifacts"]
+__all__ = ["MAX_FILES", "MAX_FILE_BYTES", "METADATA", "VIRTUAL_ROOT", "present_artifacts"]
 
 MAX_FILES = 20
 MAX_FILE_BYTES = 25 * 1024 * 1024
@@ -125,12 +124,15 @@ def _read(root: Path, path: str) -> _File:
     return _File(path=path, name=name, data=data, mime_type=mime_type)
 
 
-@tool(
+METADATA = ToolExtraMetadata(
     category="base",
     tags=["files"],
     display_name="Present files",
     extra={"base_tool": True},
 )
+"""How the tool is catalogued where it is registered (`register_base_tools`)."""
+
+
 async def present_artifacts(
     filepaths: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES)],
     tool_context: ToolContext,

@@ -21,11 +21,12 @@ from google.genai import types
 from pydantic import Field, StringConstraints
 
 from ...errors import ToolErrorCode, tool_error
-from .._registry import tool
+from .._metadata import ToolExtraMetadata
 
 __all__ = [
     "DEFAULT_READ_CHARS",
     "MAX_READ_CHARS",
+    "METADATA",
     "STORED_RESULT_PREFIX",
     "is_stored_result_name",
     "read_tool_result",
@@ -61,12 +62,15 @@ def _problem(field: str, problem: str) -> dict[str, Any]:
     )
 
 
-@tool(
+METADATA = ToolExtraMetadata(
     category="base",
     tags=["files"],
     display_name="Read a stored tool result",
     extra={"base_tool": True},
 )
+"""How the tool is catalogued where it is registered (`register_base_tools`)."""
+
+
 async def read_tool_result(
     artifact: Annotated[str, StringConstraints(min_length=1, max_length=256)],
     tool_context: ToolContext,

@@ -28,10 +28,10 @@ from ...documents import (
     aconvert_document,
     ocr_unavailable_reason,
 )
-from ...runtime import ResourceDenied, ResourceType, check_resource, current_agent_runtime
 from .._availability import ToolSettings, ToolUnavailable
-from .._metadata import ToolExtraMetadata, workspace_relative
+from .._metadata import ResourceType, ToolExtraMetadata, workspace_relative
 from .._registry import register_tool
+from .._run_access import ResourceDenied, check_resource, run_workspace
 from .._safe_file import FileTooLarge, NotARegularFile, OutsideRoot, read_regular_file
 from .._strict import StrictFunctionTool
 
@@ -49,12 +49,6 @@ _CODES: list[tuple[type[DocumentError], str]] = [
 
 def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "tool": "ocr_parse_file", "message": message}}
-
-
-def _workspace(tool_context: ToolContext) -> Path | None:
-    """The workspace of the runtime this call runs on (the guard's own root)."""
-    runtime = current_agent_runtime(tool_context)
-    return None if runtime is None else runtime.guard.workspace
 
 
 def _read_inside(workspace: Path, relative: str, max_bytes: int) -> bytes:
@@ -81,7 +75,7 @@ async def ocr_parse_file(
     returned `next_offset`."""
     # A refusal propagates: the runtime answers `resource_not_available` for it.
     await check_resource(tool_context, "path", path)
-    workspace = _workspace(tool_context)
+    workspace = run_workspace(tool_context)
     if workspace is None:
         raise ResourceDenied("path", ResourceType.PATH, "no workspace")
     relative = workspace_relative(path)
