@@ -21,7 +21,7 @@ import numpy as np
 
 from .._sql.store import SqlStore
 from ..observability._tracing import annotate
-from ._dense import DenseHit, DenseSearch, vector_label
+from ._dense import DenseHit, DenseSearch, vector_labels
 from ._embedding import Embedder
 from ._fusion import Key, fuse
 from ._search import ChunkHit, KnowledgeSearch
@@ -60,12 +60,8 @@ class HybridSearch:
     ) -> dict[str, tuple[str, str]]:
         if self.embedder is None:
             return {}
-        labels = {}
-        for kb_id in kb_ids:
-            found = await vector_label(store, kb_id)
-            if found is not None and found[1] == self.embedder.name:
-                labels[kb_id] = found[0]
-        return labels
+        found = await vector_labels(store, kb_ids)
+        return {kb: label for kb, (label, model) in found.items() if model == self.embedder.name}
 
     async def query(
         self, store: SqlStore, kb_ids: Sequence[str], query: str, top_k: int,
