@@ -17,7 +17,10 @@ pytestmark = pytest.mark.slow
 
 
 def yuxi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_command([str(BIN / "yuxi"), *args], cwd=cwd)
+    # Lexical only: these commands are about bases and files; embedding has its own tests
+    # (tests/knowledge/test_hybrid.py, tests/e2e/test_adk_run_knowledge.py), and loading
+    # the offline model in every command would take most of this file's time budget.
+    return run_command([str(BIN / "yuxi"), *args], cwd=cwd, YUXI_EMBEDDING_MODEL="none")
 
 
 def test_create_ingest_list_query(tmp_path: Path) -> None:
