@@ -134,3 +134,30 @@ def test_serve_knowledge_over_stdio_takes_the_delegation_from_meta(tmp_path: Pat
     ok, missing = asyncio.run(ask())
     assert ok.structured_content["hits"][0]["content"] == "The library opens at eight."  # type: ignore[attr-defined]
     assert missing.is_error and "no delegation token" in str(missing.content)  # type: ignore[attr-defined]
+
+
+def test_kb_embed_fills_in_vectors_and_pings_the_configured_model(tmp_path: Path) -> None:
+    from adk_yuxi.testing import EmbeddingServer
+
+    (tmp_path / "pool.md").write_text("The pool holds at most 20 connections.\n")
+    db = f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}"
+    assert yuxi("kb", "create", "Ops", "--id", "ops", "--db", db, cwd=tmp_path).returncode == 0
+    assert yuxi("kb", "ingest", "ops", "pool.md", "--db", db, cwd=tmp_path).returncode == 0
+    with EmbeddingServer() as server:
+        env = {
+            "YUXI_EMBEDDING_MODEL": "test-embed",
+            "YUXI_EMBEDDING_BASE_URL": server.base_url,
+            "YUXI_EMBEDDING_API_KEY": server.api_key,
+        }
+        ping = run_command([str(BIN / "yuxi"), "kb", "embed", "--ping"], cwd=tmp_path, **env)
+        assert ping.returncode == 0 and ping.stdout.startswith("ok\ttest-embed: 64 dimensions")
+        cmd = [str(BIN / "yuxi"), "kb", "embed", "ops", "--db", db]
+        filled = run_command(cmd, cwd=tmp_path, **env)
+        assert filled.returncode == 0, filled.stderr
+        assert filled.stdout.strip() == "ops\t1 chunks embedded"
+        assert run_command(cmd, cwd=tmp_path, **env).stdout.strip() == "ops\t0 chunks embedded"
+        wrong = run_command(
+            [str(BIN / "yuxi"), "kb", "embed", "--ping"], cwd=tmp_path,
+            **{**env, "YUXI_EMBEDDING_API_KEY": "bad"},
+        )  # fmt: skip
+        assert wrong.returncode == 1 and "answered 401" in wrong.stdout
