@@ -144,20 +144,19 @@ def test_kb_embed_fills_in_vectors_and_pings_the_configured_model(tmp_path: Path
     assert yuxi("kb", "create", "Ops", "--id", "ops", "--db", db, cwd=tmp_path).returncode == 0
     assert yuxi("kb", "ingest", "ops", "pool.md", "--db", db, cwd=tmp_path).returncode == 0
     with EmbeddingServer() as server:
-        env = {
-            "YUXI_EMBEDDING_MODEL": "test-embed",
-            "YUXI_EMBEDDING_BASE_URL": server.base_url,
-            "YUXI_EMBEDDING_API_KEY": server.api_key,
-        }
-        ping = run_command([str(BIN / "yuxi"), "kb", "embed", "--ping"], cwd=tmp_path, **env)
+
+        def embed(*args: str, key: str = server.api_key) -> subprocess.CompletedProcess[str]:
+            return run_command(
+                [str(BIN / "yuxi"), "kb", "embed", *args], cwd=tmp_path,
+                YUXI_EMBEDDING_MODEL="test-embed", YUXI_EMBEDDING_BASE_URL=server.base_url,
+                YUXI_EMBEDDING_API_KEY=key,
+            )  # fmt: skip
+
+        ping = embed("--ping")
         assert ping.returncode == 0 and ping.stdout.startswith("ok\ttest-embed: 64 dimensions")
-        cmd = [str(BIN / "yuxi"), "kb", "embed", "ops", "--db", db]
-        filled = run_command(cmd, cwd=tmp_path, **env)
+        filled = embed("ops", "--db", db)
         assert filled.returncode == 0, filled.stderr
         assert filled.stdout.strip() == "ops\t1 chunks embedded"
-        assert run_command(cmd, cwd=tmp_path, **env).stdout.strip() == "ops\t0 chunks embedded"
-        wrong = run_command(
-            [str(BIN / "yuxi"), "kb", "embed", "--ping"], cwd=tmp_path,
-            **{**env, "YUXI_EMBEDDING_API_KEY": "bad"},
-        )  # fmt: skip
+        assert embed("ops", "--db", db).stdout.strip() == "ops\t0 chunks embedded"
+        wrong = embed("--ping", key="bad")
         assert wrong.returncode == 1 and "answered 401" in wrong.stdout
