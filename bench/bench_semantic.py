@@ -225,11 +225,12 @@ async def latency(chunks: int, n_queries: int, root: Path) -> list[list[str]]:
     return rows
 
 
-async def run(chunks: list[int], n_queries: int) -> None:
+async def run(chunks: list[int], n_queries: int, quality_rows: bool = True) -> None:
     with tempfile.TemporaryDirectory(prefix="yuxi-bench-semantic-") as tmp:
         root = Path(tmp)
-        rows = await quality(root)
-        print(format_table(["", "contender", "exact", "paraphrase", "cross-lingual"], rows))
+        if quality_rows:
+            rows = await quality(root)
+            print(format_table(["", "contender", "exact", "paraphrase", "cross-lingual"], rows))
         out: list[list[str]] = []
         for size in chunks:
             out.extend(await latency(size, n_queries, root))
@@ -241,10 +242,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="10,000 chunks, 100 queries")
+    parser.add_argument("--latency-only", action="store_true", help="skip the quality rows")
     args = parser.parse_args(argv)
     if args.quick:
         args.chunks, args.queries = [10_000], 100
-    asyncio.run(run(args.chunks, args.queries))
+    asyncio.run(run(args.chunks, args.queries, not args.latency_only))
 
 
 if __name__ == "__main__":

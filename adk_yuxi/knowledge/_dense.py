@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,13 +52,24 @@ class _Entry:
 
 async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], str] | None:
     """The base's (revision, vector revision) and embedding model; None without vectors."""
+    return (await vector_labels(store, [kb_id])).get(kb_id)
+
+
+async def vector_labels(
+    store: SqlStore, kb_ids: Sequence[str]
+) -> dict[str, tuple[tuple[str, str], str]]:
+    """`vector_label` of each base that has vectors, in one statement."""
+    params = {f"k{i}": kb for i, kb in enumerate(kb_ids)}
+    if not params:
+        return {}
     async with store.read() as tx:
-        row = await tx.fetchone(
-            "SELECT b.revision, e.revision, e.model FROM yx_kb_bases b"
-            " JOIN yx_kb_embeddings e ON e.kb_id = b.kb_id WHERE b.kb_id = :kb",
-            {"kb": kb_id},
+        rows = await tx.fetchall(
+            "SELECT b.kb_id, b.revision, e.revision, e.model FROM yx_kb_bases b"
+            " JOIN yx_kb_embeddings e ON e.kb_id = b.kb_id"
+            f" WHERE b.kb_id IN ({', '.join(':' + key for key in params)})",
+            params,
         )
-    return None if row is None else ((str(row[0]), str(row[1])), str(row[2]))
+    return {str(r[0]): ((str(r[1]), str(r[2])), str(r[3])) for r in rows}
 
 
 class DenseSearch:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._sql.store import SqlStore
 from ..observability._tracing import annotate
-from ._dense import DenseHit, DenseSearch, vector_label
+from ._dense import DenseHit, DenseSearch, vector_labels
 from ._embedding import Embedder
 from ._fusion import Key, fuse
 from ._search import ChunkHit, KnowledgeSearch
@@ -60,12 +60,8 @@ class HybridSearch:
     ) -> dict[str, tuple[str, str]]:
         if self.embedder is None:
             return {}
-        labels = {}
-        for kb_id in kb_ids:
-            found = await vector_label(store, kb_id)
-            if found is not None and found[1] == self.embedder.name:
-                labels[kb_id] = found[0]
-        return labels
+        found = await vector_labels(store, kb_ids)
+        return {kb: label for kb, (label, model) in found.items() if model == self.embedder.name}
 
     async def query(
         self, store: SqlStore, kb_ids: Sequence[str], query: str, top_k: int,
@@ -103,7 +99,7 @@ class HybridSearch:
             hit = known.get(item.key)
             if hit is None:
                 row = rows.get(cids[item.key])
-                if row is None or row[1] != item.key[0]:
+                if row is None or row[1] != item.key[0] or row[7] is None:
                     continue
                 hit = ChunkHit(
                     kb_id=row[1], file_id=row[2], file_name=row[7], seq=int(row[3]),
@@ -147,9 +143,11 @@ def _with(hit: ChunkHit, score: float, signals: set[str]) -> ChunkHit:
 @functools.lru_cache(maxsize=64)
 def _rows_sql(count: int) -> str:
     return (
-        "SELECT c.cid, c.kb_id, c.file_id, c.seq, c.start_line, c.end_line, c.content, f.name"
-        " FROM yx_kb_chunks c JOIN yx_kb_files f ON f.file_id = c.file_id"
-        f" WHERE c.cid IN ({', '.join(f':c{i}' for i in range(count))})"
+        # The name by a subquery, not a join: SQLite may otherwise walk every chunk of
+        # every file instead of the few chunk ids asked for.
+        "SELECT c.cid, c.kb_id, c.file_id, c.seq, c.start_line, c.end_line, c.content,"
+        " (SELECT f.name FROM yx_kb_files f WHERE f.file_id = c.file_id)"
+        f" FROM yx_kb_chunks c WHERE c.cid IN ({', '.join(f':c{i}' for i in range(count))})"
     )
 
 

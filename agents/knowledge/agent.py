@@ -106,7 +106,9 @@ keys = DelegationKeys.generate()
 server = KnowledgeServerThread(DB, keys.verifier(), setup=seed, embedder=embedder_from_env())
 mcp_servers = McpServerRegistry()
 skills = SkillCatalog(default_registry, mcp_servers)
-install_knowledge(mcp_servers, skills, url=server.start(), signer=keys.signer())
+# The first start embeds the sample corpus with the offline model: seconds on an idle
+# machine, longer on a busy one.
+install_knowledge(mcp_servers, skills, url=server.start(timeout=600), signer=keys.signer())
 
 config = AgentConfig(
     name="knowledge",

@@ -18,8 +18,12 @@ pytestmark = pytest.mark.slow
 
 
 def yuxi(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`yuxi ARGS` in this process; `yuxi serve knowledge` below runs as a real process."""
-    return yuxi_here(list(args), cwd=cwd)
+    """`yuxi ARGS` in this process; `yuxi serve knowledge` below runs as a real process.
+
+    Lexical only: these commands are about bases and files; embedding has its own tests
+    (tests/knowledge/test_hybrid.py, tests/e2e/test_adk_run_knowledge.py).
+    """
+    return yuxi_here(list(args), cwd=cwd, YUXI_EMBEDDING_MODEL="none")
 
 
 def test_create_ingest_list_query(tmp_path: Path) -> None:
@@ -135,3 +139,31 @@ def test_serve_knowledge_over_stdio_takes_the_delegation_from_meta(tmp_path: Pat
     ok, missing = asyncio.run(ask())
     assert ok.structured_content["hits"][0]["content"] == "The library opens at eight."  # type: ignore[attr-defined]
     assert missing.is_error and "no delegation token" in str(missing.content)  # type: ignore[attr-defined]
+
+
+def test_kb_embed_fills_in_vectors_and_pings_the_configured_model(tmp_path: Path) -> None:
+    from adk_yuxi.testing import EmbeddingServer
+
+    (tmp_path / "pool.md").write_text("The pool holds at most 20 connections.\n")
+    db = f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}"
+    assert yuxi("access", "user", "add", "root", "--db", db, cwd=tmp_path).returncode == 0
+    made = yuxi("kb", "create", "Ops", "--id", "ops", "--owner", "root", "--db", db, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert yuxi("kb", "ingest", "ops", "pool.md", "--db", db, cwd=tmp_path).returncode == 0
+    with EmbeddingServer() as server:
+
+        def embed(*args: str, key: str = server.api_key) -> subprocess.CompletedProcess[str]:
+            return yuxi_here(
+                ["kb", "embed", *args], cwd=tmp_path,
+                YUXI_EMBEDDING_MODEL="test-embed", YUXI_EMBEDDING_BASE_URL=server.base_url,
+                YUXI_EMBEDDING_API_KEY=key,
+            )  # fmt: skip
+
+        ping = embed("--ping")
+        assert ping.returncode == 0 and ping.stdout.startswith("ok\ttest-embed: 64 dimensions")
+        filled = embed("ops", "--db", db)
+        assert filled.returncode == 0, filled.stderr
+        assert filled.stdout.strip() == "ops\t1 chunks embedded"
+        assert embed("ops", "--db", db).stdout.strip() == "ops\t0 chunks embedded"
+        wrong = embed("--ping", key="bad")
+        assert wrong.returncode == 1 and "answered 401" in wrong.stdout

@@ -56,11 +56,12 @@ def test_the_agent_answers_from_what_yuxi_kb_ingest_put_into_the_default_databas
     made = run_command(
         [str(BIN / "yuxi"), *create],
         cwd=tmp_path,
+        timeout=SLOW,
         **unset,
     )
     assert made.returncode == 0, made.stderr
     added = run_command(
-        [str(BIN / "yuxi"), "kb", "ingest", "studio", "docs"], cwd=tmp_path, **unset
+        [str(BIN / "yuxi"), "kb", "ingest", "studio", "docs"], cwd=tmp_path, timeout=SLOW, **unset
     )
     assert added.returncode == 0, added.stderr
     assert "skipped docs/.draft.md (hidden)" in added.stderr
@@ -90,13 +91,19 @@ def test_questions_in_other_words_and_the_other_language_and_a_one_file_base(
     their passage by meaning, and a base of one file beside the handbook answers the
     question it holds (bases ranked together on comparable scores)."""
     (tmp_path / "ops.md").write_text("The zebrafinch gateway listens on port 9443 by default.\n")
-    env = {"YUXI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}"}
-    owner = run_command([str(BIN / "yuxi"), "access", "user", "add", "root"], **env)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}"
+    owner = run_command(
+        [str(BIN / "yuxi"), "access", "user", "add", "root"], timeout=SLOW, YUXI_DATABASE_URL=url
+    )
     assert owner.returncode == 0, owner.stderr
     create = ["kb", "create", "Ops", "--id", "ops", "--public", "--owner", "root"]
-    made = run_command([str(BIN / "yuxi"), *create], **env)
+    made = run_command([str(BIN / "yuxi"), *create], timeout=SLOW, YUXI_DATABASE_URL=url)
     assert made.returncode == 0, made.stderr
-    added = run_command([str(BIN / "yuxi"), "kb", "ingest", "ops", str(tmp_path / "ops.md")], **env)
+    added = run_command(
+        [str(BIN / "yuxi"), "kb", "ingest", "ops", str(tmp_path / "ops.md")],
+        timeout=SLOW,
+        YUXI_DATABASE_URL=url,
+    )
     assert added.returncode == 0, added.stderr
     assert "embedding" in added.stderr
     script = (
@@ -108,7 +115,7 @@ def test_questions_in_other_words_and_the_other_language_and_a_one_file_base(
         [str(BIN / "adk"), "run", "--in_memory", "agents/knowledge"],
         stdin=script,
         timeout=SLOW,
-        **env,
+        YUXI_DATABASE_URL=url,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
