@@ -148,18 +148,23 @@ class Segment:
         terms: Ints,
         indptr: npt.NDArray[np.integer],
         docs: npt.NDArray[np.integer],
-        tf: Tf,
+        tf: Tf | None = None,
+        multi: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], Tf] | None = None,
     ) -> None:
-        """``tf`` is every posting's frequency; within a term, postings are in document
-        order among those of frequency 1 and among the others."""
+        """``tf`` is every posting's frequency (the postings are then packed), or
+        ``multi`` the packed form of postings already packed."""
         self.cids = cids
         self.lengths = lengths
         self.files = files
         self.terms = terms
         self.indptr = indptr
-        self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = _pack(
-            indptr.astype(np.int64), docs, tf
-        )
+        if multi is not None:
+            self.docs = docs
+            self.multi_terms, self.multi_offsets, self.multi_tf = multi
+        else:
+            assert tf is not None
+            packed = _pack(indptr.astype(np.int64), docs, tf)
+            self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
         self.total_length = int(lengths.sum(dtype=np.int64))
 
     @property
@@ -264,6 +269,18 @@ class Segment:
         for file_id, (low, high) in self.files.items():
             if file_id not in file_ids:
                 files[file_id] = (int(renumber[low]), int(renumber[high - 1]) + 1)
+        # A term's multi postings stay first in its run: only their counts change.
+        counts = np.diff(self.multi_offsets)
+        first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
+        held = kept[np.repeat(first, counts) + np.arange(len(self.multi_tf))]
+        left = (
+            np.add.reduceat(held.astype(np.int32), self.multi_offsets[:-1]) if len(held) else counts
+        )
+        still = left > 0
+        row = np.cumsum(ends[1:] > ends[:-1]) - 1  # a live term's new number
+        offsets = np.zeros(int(still.sum()) + 1, dtype=np.int32)
+        np.cumsum(left[still], out=offsets[1:])
+        multi = (row[self.multi_terms[still]].astype(np.int32), offsets, self.multi_tf[held])
         return Segment(
             cids=self.cids[keep],
             lengths=self.lengths[keep],
@@ -271,7 +288,7 @@ class Segment:
             terms=self.terms[live],
             indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
             docs=renumber[self.docs[kept]].astype(self.docs.dtype),
-            tf=self.tf[kept],  # multi postings stay first within each term
+            multi=multi,
         )
 
     @classmethod
