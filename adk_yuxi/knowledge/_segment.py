@@ -33,16 +33,21 @@ Tf = npt.NDArray[np.integer]
 
 
 class SegmentRows:
-    """Chunk rows of whole files, ordered by file then chunk id: a segment's input."""
+    """Chunk rows of whole files, ordered by file then chunk id: a segment's input.
 
-    __slots__ = ("cids", "file_ids", "freqs", "keys", "lengths")
+    ``compact`` turns the term data added so far into arrays (a loader calls it per
+    page), so a segment's rows are a few large buffers, not one small object per chunk
+    left to fragment the heap."""
+
+    __slots__ = ("_parts", "cids", "file_ids", "freqs", "keys", "lengths")
 
     def __init__(self) -> None:
         self.cids: list[int] = []
         self.file_ids: list[str] = []
         self.lengths: list[int] = []
-        self.keys: list[bytes] = []
+        self.keys: list[bytes] = []  # not compacted yet
         self.freqs: list[bytes] = []
+        self._parts: list[tuple[Ints, Ints, npt.NDArray[np.uint16]]] = []
 
     def __len__(self) -> int:
         return len(self.cids)
@@ -53,6 +58,23 @@ class SegmentRows:
         self.lengths.append(length)
         self.keys.append(keys)
         self.freqs.append(freqs)
+
+    def compact(self) -> None:
+        if self.keys:
+            counts = np.fromiter((len(k) // 8 for k in self.keys), np.int64, len(self.keys))
+            keys = np.frombuffer(b"".join(self.keys), dtype="<i8").astype(np.int64)
+            freqs = np.frombuffer(b"".join(self.freqs), dtype="<u2").astype(np.uint16)
+            self._parts.append((counts, keys, freqs))
+            self.keys, self.freqs = [], []
+
+    def arrays(self) -> tuple[Ints, Ints, npt.NDArray[np.uint16]]:
+        """(term count per chunk, keys, frequencies), all rows'."""
+        self.compact()
+        if not self._parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint16)
+        if len(self._parts) > 1:
+            self._parts = [tuple(np.concatenate(a) for a in zip(*self._parts, strict=True))]  # type: ignore[list-item]
+        return self._parts[0]
 
 
 def posting_order(keys: Ints, position_bits: int = 26) -> tuple[Ints, Ints]:
@@ -183,9 +205,8 @@ class Segment:
     def build(cls, rows: SegmentRows) -> Segment:
         """From chunk rows: one sort of their keys, the rest array work."""
         n = len(rows)
-        per_doc = np.fromiter((len(k) // 8 for k in rows.keys), dtype=np.int64, count=n)
-        keys = np.frombuffer(b"".join(rows.keys), dtype="<i8")
-        freqs = np.frombuffer(b"".join(rows.freqs), dtype="<u2")
+        per_doc, keys, freqs = rows.arrays()
+        rows._parts = []  # (the caller's rows: consumed)
         docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
         return cls._from_postings(
             keys,
