@@ -95,6 +95,7 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
     await store.query(KB, queries[0][1], top_k=10)
     out["load_s"] = time.perf_counter() - start
     out["rss_lexical"], out["peak_lexical"] = rss_mb()
+    print(f"  loaded: {json.dumps(out)}", file=sys.stderr, flush=True)
     out["index_mb"] = store.index_bytes / 1e6
     entry = store._search._entries[KB]
     out["segments"] = len(entry.index.segments)
@@ -123,6 +124,7 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
     arrays = [retriever.scores[name] for name in ("data", "indices", "indptr")]
     out["bm25s_arrays_mb"] = sum(a.nbytes for a in arrays) / 1e6
     out["bm25s_built_from"] = "its tokenizer" if entry.index.n_docs <= TOKENISE_UP_TO else "terms"
+    print(f"  bm25s: {json.dumps(out)}", file=sys.stderr, flush=True)
 
     async def store_query(q: str) -> None:
         await store.query(KB, q, top_k=10)
@@ -141,6 +143,7 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
     await take_turns(queries[:10], contenders, passes=1)
     timings = await take_turns(queries, contenders)
     out["latency"] = timings
+    print("  timed", file=sys.stderr, flush=True)
     out["changes"] = await one_file_changes(store)
     await store.close()
     return out
@@ -236,7 +239,7 @@ def child(*args: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "bench.bench_knowledge_scale", *args],
         check=True,
-        capture_output=True,
+        stdout=subprocess.PIPE,  # (stderr passes through: progress)
         text=True,
     )
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))

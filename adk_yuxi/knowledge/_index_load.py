@@ -14,6 +14,9 @@ the query path (`merge_small`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import ctypes.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,8 +55,17 @@ async def refresh(
     if gone:
         segments = await asyncio.to_thread(_drop, segments, gone)
     segments += await _read_segments(store, kb_id, new, page_size, segment_docs)
+    if len(new) > 1:
+        give_back_memory()
     kept = {f: v for f, v in versions.items() if f not in gone}
     return Bm25Index(segments), {**kept, **{f: now[f] for f, _ in new}}
+
+
+def give_back_memory() -> None:
+    """Returns the heap freed after a load to the system (glibc's ``malloc_trim``):
+    otherwise the rows' transient buffers stay counted as resident."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
 
 
 def _drop(segments: Sequence[Segment], gone: set[str]) -> list[Segment]:
@@ -88,6 +100,7 @@ async def _read_segments(
     for page in _pages(files, page_size):
         for row in await _term_rows(store, kb_id, page):
             rows.add(int(row[0]), str(row[1]), int(row[2]), bytes(row[3]), bytes(row[4]))
+        rows.compact()
         if len(rows) >= segment_docs:
             built.append(await asyncio.to_thread(Segment.build, rows))
             rows = SegmentRows()

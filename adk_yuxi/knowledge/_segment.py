@@ -33,16 +33,21 @@ Tf = npt.NDArray[np.integer]
 
 
 class SegmentRows:
-    """Chunk rows of whole files, ordered by file then chunk id: a segment's input."""
+    """Chunk rows of whole files, ordered by file then chunk id: a segment's input.
 
-    __slots__ = ("cids", "file_ids", "freqs", "keys", "lengths")
+    ``compact`` turns the term data added so far into arrays (a loader calls it per
+    page), so a segment's rows are a few large buffers, not one small object per chunk
+    left to fragment the heap."""
+
+    __slots__ = ("_parts", "cids", "file_ids", "freqs", "keys", "lengths")
 
     def __init__(self) -> None:
         self.cids: list[int] = []
         self.file_ids: list[str] = []
         self.lengths: list[int] = []
-        self.keys: list[bytes] = []
+        self.keys: list[bytes] = []  # not compacted yet
         self.freqs: list[bytes] = []
+        self._parts: list[tuple[Ints, Ints, npt.NDArray[np.uint16]]] = []
 
     def __len__(self) -> int:
         return len(self.cids)
@@ -53,6 +58,23 @@ class SegmentRows:
         self.lengths.append(length)
         self.keys.append(keys)
         self.freqs.append(freqs)
+
+    def compact(self) -> None:
+        if self.keys:
+            counts = np.fromiter((len(k) // 8 for k in self.keys), np.int64, len(self.keys))
+            keys = np.frombuffer(b"".join(self.keys), dtype="<i8").astype(np.int64)
+            freqs = np.frombuffer(b"".join(self.freqs), dtype="<u2").astype(np.uint16)
+            self._parts.append((counts, keys, freqs))
+            self.keys, self.freqs = [], []
+
+    def arrays(self) -> tuple[Ints, Ints, npt.NDArray[np.uint16]]:
+        """(term count per chunk, keys, frequencies), all rows'."""
+        self.compact()
+        if not self._parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint16)
+        if len(self._parts) > 1:
+            self._parts = [tuple(np.concatenate(a) for a in zip(*self._parts, strict=True))]  # type: ignore[list-item]
+        return self._parts[0]
 
 
 def posting_order(keys: Ints, position_bits: int = 26) -> tuple[Ints, Ints]:
@@ -148,18 +170,23 @@ class Segment:
         terms: Ints,
         indptr: npt.NDArray[np.integer],
         docs: npt.NDArray[np.integer],
-        tf: Tf,
+        tf: Tf | None = None,
+        multi: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], Tf] | None = None,
     ) -> None:
-        """``tf`` is every posting's frequency; within a term, postings are in document
-        order among those of frequency 1 and among the others."""
+        """``tf`` is every posting's frequency (the postings are then packed), or
+        ``multi`` the packed form of postings already packed."""
         self.cids = cids
         self.lengths = lengths
         self.files = files
         self.terms = terms
         self.indptr = indptr
-        self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = _pack(
-            indptr.astype(np.int64), docs, tf
-        )
+        if multi is not None:
+            self.docs = docs
+            self.multi_terms, self.multi_offsets, self.multi_tf = multi
+        else:
+            assert tf is not None
+            packed = _pack(indptr.astype(np.int64), docs, tf)
+            self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
         self.total_length = int(lengths.sum(dtype=np.int64))
 
     @property
@@ -178,9 +205,8 @@ class Segment:
     def build(cls, rows: SegmentRows) -> Segment:
         """From chunk rows: one sort of their keys, the rest array work."""
         n = len(rows)
-        per_doc = np.fromiter((len(k) // 8 for k in rows.keys), dtype=np.int64, count=n)
-        keys = np.frombuffer(b"".join(rows.keys), dtype="<i8")
-        freqs = np.frombuffer(b"".join(rows.freqs), dtype="<u2")
+        per_doc, keys, freqs = rows.arrays()
+        rows._parts = []  # (the caller's rows: consumed)
         docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
         return cls._from_postings(
             keys,
@@ -264,6 +290,18 @@ class Segment:
         for file_id, (low, high) in self.files.items():
             if file_id not in file_ids:
                 files[file_id] = (int(renumber[low]), int(renumber[high - 1]) + 1)
+        # A term's multi postings stay first in its run: only their counts change.
+        counts = np.diff(self.multi_offsets)
+        first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
+        held = kept[np.repeat(first, counts) + np.arange(len(self.multi_tf))]
+        left = (
+            np.add.reduceat(held.astype(np.int32), self.multi_offsets[:-1]) if len(held) else counts
+        )
+        still = left > 0
+        row = np.cumsum(ends[1:] > ends[:-1]) - 1  # a live term's new number
+        offsets = np.zeros(int(still.sum()) + 1, dtype=np.int32)
+        np.cumsum(left[still], out=offsets[1:])
+        multi = (row[self.multi_terms[still]].astype(np.int32), offsets, self.multi_tf[held])
         return Segment(
             cids=self.cids[keep],
             lengths=self.lengths[keep],
@@ -271,7 +309,7 @@ class Segment:
             terms=self.terms[live],
             indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
             docs=renumber[self.docs[kept]].astype(self.docs.dtype),
-            tf=self.tf[kept],  # multi postings stay first within each term
+            multi=multi,
         )
 
     @classmethod
