@@ -29,7 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import BaseRoute
 
 from ..errors import YuxiError
-from ..observability import TracedRequests
+from ..observability import TracedRequests, know_tools
 from ..observability._metrics import instruments
 from ..observability._tracing import span
 from ._errors import KnowledgeError
@@ -128,6 +128,7 @@ async def _answer(
 
 
 def build_knowledge_server(service: KnowledgeService, *, name: str = "knowledge") -> MCPServer:
+    know_tools(KNOWLEDGE_TOOL_NAMES)  # a metric label of their own, in this process too
     server: MCPServer = MCPServer(name=name, instructions=_INSTRUCTIONS)
 
     @server.tool(name="list_kbs")

@@ -40,7 +40,7 @@ from .tiny_model import AlwaysCalculates
 
 catalog = AgentCatalog.from_yaml(Path(__file__).parent / "capped.yaml")
 app = build_app(
-    "capped", LocalPrincipals(()), catalog=catalog, app_name="capped",
+    "capped", LocalPrincipals(()), catalog=catalog, name="capped",
     model=AlwaysCalculates(model="always"),
 )
 root_agent = app.root_agent

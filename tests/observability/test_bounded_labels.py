@@ -69,9 +69,8 @@ _ADK_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    import pytest
 
-from adk_yuxi.observability import enable_prometheus
+    from adk_yuxi.observability import enable_prometheus
     from adk_yuxi.testing import ScriptedLlm, call
     from tests.guards._kit import app_for, guard_kit, turn
 

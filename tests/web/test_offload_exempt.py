@@ -59,7 +59,7 @@ async def test_web_fetch_is_not_offloaded_but_a_local_result_is(tmp_path: Path) 
     assert "stored_result" not in page
     (echo,) = found["echo"]
     assert echo["stored_result"]["artifact"].startswith("tool-results/echo-")
-    assert "read_tool_result" not in echo["note"]  # not in this registry, not offered
+    assert "read_tool_result" in echo["note"]  # the Offload capability brings it to every app
     names = await services.artifact_service.list_artifact_keys(
         app_name=app.name, user_id=USER, session_id=session.id
     )
