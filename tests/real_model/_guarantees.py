@@ -70,6 +70,9 @@ class Turn:
             found.append("the turn ended with nothing the user sees")
         if self.same_failures > SAME_FAILURE_STOP:
             found.append(f"the same failing call ran {self.same_failures} times")
+        if self.error_code == "MODEL_UNREACHABLE":
+            # Nothing of the runtime was checked against the model: a check, not a pass.
+            found.append("the model server could not be reached")
         return found
 
 
