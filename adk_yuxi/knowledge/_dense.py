@@ -11,6 +11,7 @@ reads their rows by chunk id afterwards, so a deleted file never comes back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -143,8 +144,19 @@ async def _vector_rows(store: SqlStore, kb_id: str) -> list[Any]:
         await asyncio.sleep(0)
 
 
-def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
+def _index_class() -> Any:
+    """usearch's `Index`, loaded after onnxruntime when that is installed: usearch 2.26
+    loaded first makes the later import of onnxruntime 1.32 (OCR, markitdown) segfault
+    the process; the other order is safe."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
     from usearch.index import Index
+
+    return Index
+
+
+def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
+    Index = _index_class()
 
     file_ids: list[str] = []
     positions: dict[str, int] = {}
