@@ -19,7 +19,6 @@ from collections import Counter
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
-from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
@@ -29,6 +28,7 @@ from typing_extensions import override
 
 from ..errors import RunStopped, ToolErrorCode
 from ._budget import RepairLedger, remember
+from ._run_scoped import RunScoped
 
 __all__ = [
     "FAILURE_PLUGIN_NAME",
@@ -91,7 +91,7 @@ def _call_key(tool: BaseTool, args: dict[str, Any]) -> str:
     return f"{tool.name}\x00{shown}"
 
 
-class ReturnedFailurePlugin(BasePlugin):
+class ReturnedFailurePlugin(RunScoped, BasePlugin):
     """Charges returned tool errors to `ledger`; ends the run at the `repeat_limit`-th
     identical failing call."""
 
@@ -151,13 +151,3 @@ class ReturnedFailurePlugin(BasePlugin):
 
     def end_run(self, invocation_id: str) -> None:
         self._failed.pop(invocation_id, None)
-
-    @override
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        self.end_run(invocation_context.invocation_id)
-
-    @override
-    async def on_run_error_callback(
-        self, *, invocation_context: InvocationContext, error: Exception
-    ) -> None:
-        self.end_run(invocation_context.invocation_id)

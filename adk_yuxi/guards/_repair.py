@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
-from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.tools.base_tool import BaseTool
@@ -35,6 +34,7 @@ from ..errors import ToolErrorCode, tool_error
 from ..models import MALFORMED_ARGUMENTS_KEY, declared_tool_names
 from ..observability._metrics import instruments
 from ._budget import RepairLedger, remember
+from ._run_scoped import RunScoped
 from ._schema_brief import parameters_schema, schema_brief
 
 __all__ = ["REPAIR_PLUGIN_NAME", "RESPONSE_TYPE", "CallRepairPlugin"]
@@ -66,7 +66,7 @@ def _error_code(tool: BaseTool, result: Any) -> str | None:
     return None
 
 
-class CallRepairPlugin(HookedReflectAndRetryPlugin):
+class CallRepairPlugin(RunScoped, HookedReflectAndRetryPlugin):
     """`ledger` is charged once per repair; `build_app` passes the run's failure budget."""
 
     def __init__(self, ledger: RepairLedger, *, name: str = REPAIR_PLUGIN_NAME) -> None:
@@ -155,13 +155,3 @@ class CallRepairPlugin(HookedReflectAndRetryPlugin):
     def end_run(self, invocation_id: str) -> None:
         self.ledger.end(invocation_id)
         self._declared.pop(invocation_id, None)
-
-    @override
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        self.end_run(invocation_context.invocation_id)
-
-    @override
-    async def on_run_error_callback(
-        self, *, invocation_context: InvocationContext, error: Exception
-    ) -> None:
-        self.end_run(invocation_context.invocation_id)

@@ -21,7 +21,6 @@ import json
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
-from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
@@ -32,6 +31,7 @@ from typing_extensions import override
 from ..errors import RunStopped
 from ..models import MALFORMED_ARGUMENTS_KEY
 from ._budget import remember
+from ._run_scoped import RunScoped
 
 __all__ = [
     "DRAFT_METADATA_KEY",
@@ -108,7 +108,7 @@ def _arguments(text: str, parameters: list[str]) -> dict[str, Any]:
     return {MALFORMED_ARGUMENTS_KEY: {"error": error, "raw": body[:2000]}}
 
 
-class StructuredOutputPlugin(BasePlugin):
+class StructuredOutputPlugin(RunScoped, BasePlugin):
     def __init__(self, *, name: str = STRUCTURED_PLUGIN_NAME) -> None:
         super().__init__(name=name)
         self._parameters: dict[str, list[str]] = {}
@@ -149,13 +149,3 @@ class StructuredOutputPlugin(BasePlugin):
 
     def end_run(self, invocation_id: str) -> None:
         self._parameters.pop(invocation_id, None)
-
-    @override
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        self.end_run(invocation_context.invocation_id)
-
-    @override
-    async def on_run_error_callback(
-        self, *, invocation_context: InvocationContext, error: Exception
-    ) -> None:
-        self.end_run(invocation_context.invocation_id)
