@@ -24,13 +24,13 @@ from ._codes import LEASE_LAPSED
 from ._errors import RunEnded, RunInProgress, RunNotFound, RunWaiting
 from ._record import _COLUMNS, RunRecord, record_of
 
-__all__ = ["SessionOps"]
+__all__ = ["WITHDRAW_PENDING", "SessionOps"]
 
 _ACTIVE = "status IN ('running', 'waiting')"
 _SESSION = "app_name = :a AND user_id = :u AND session_id = :s"
 # A closed run's pending waiting points are cancelled with it, in the same transaction:
 # nobody can answer a question of a run that will never resume.
-_WITHDRAW = (
+WITHDRAW_PENDING = (
     "UPDATE yx_waitpoints SET status = 'cancelled', updated_at = :now"
     " WHERE status = 'pending' AND EXISTS (SELECT 1 FROM yx_runs r WHERE r.run_id = :r"
     " AND r.app_name = yx_waitpoints.app_name AND r.user_id = yx_waitpoints.user_id"
@@ -83,7 +83,7 @@ class SessionOps:
                 params,
             )
             if changed == 1:
-                await tx.execute(_WITHDRAW, params)
+                await tx.execute(WITHDRAW_PENDING, params)
         if changed == 1:
             instruments().lease_expired(LEASE_LAPSED)
         return changed == 1
@@ -219,7 +219,7 @@ class SessionOps:
                 params,
             )
             if closed == 1:
-                await tx.execute(_WITHDRAW, params)
+                await tx.execute(WITHDRAW_PENDING, params)
             changed = closed + await tx.execute(
                 "UPDATE yx_runs SET cancel_requested_at = :now, updated_at = :now"
                 " WHERE run_id = :r AND status = 'running' AND cancel_requested_at IS NULL",

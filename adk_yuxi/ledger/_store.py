@@ -42,7 +42,7 @@ from ._record import (
     record_of,
 )
 from ._schema import LEDGER_PART
-from ._session_runs import SessionOps
+from ._session_runs import WITHDRAW_PENDING, SessionOps
 
 __all__ = ["LEASE_LAPSED", "RUN_STATUSES", "RunLedger", "RunPage", "RunRecord", "record_of"]
 
@@ -196,23 +196,30 @@ class RunLedger(SessionOps):
     @traced("yuxi.ledger.close", _spans.on_run, result=_spans.outcome)
     async def finish(self, run_id: str, worker: str, status: str, error: str | None = None) -> bool:
         """Closes the run with its outcome and releases the lease; False when this
-        worker no longer holds it (it was taken over), and then nothing changes."""
+        worker no longer holds it (it was taken over), and then nothing changes.
+
+        An ended run withdraws the questions it opened in the same transaction: a run
+        cancelled or failed right after it asked must not leave a point to answer."""
         if status not in RUN_STATUSES or status == RUNNING:
             raise ValueError(f"not a closing status: {status!r}")
         now = time.time()
-        changed = await self.store.write_one(
-            "UPDATE yx_runs SET status = :st, error = :e, lease_expires_at = :now,"
-            " updated_at = :now, ended_at = :ended"
-            " WHERE run_id = :r AND worker = :w AND status = 'running'",
-            {
-                "r": run_id,
-                "w": worker,
-                "st": status,
-                "e": error,
-                "now": now,
-                "ended": None if status == WAITING else now,
-            },
-        )
+        params = {
+            "r": run_id,
+            "w": worker,
+            "st": status,
+            "e": error,
+            "now": now,
+            "ended": None if status == WAITING else now,
+        }
+        async with self.store.write() as tx:
+            changed = await tx.execute(
+                "UPDATE yx_runs SET status = :st, error = :e, lease_expires_at = :now,"
+                " updated_at = :now, ended_at = :ended"
+                " WHERE run_id = :r AND worker = :w AND status = 'running'",
+                params,
+            )
+            if changed == 1 and status != WAITING:
+                await tx.execute(WITHDRAW_PENDING, params)
         if changed == 1:
             instruments().run_closed(status, run_error_code(status, error))
         return changed == 1

@@ -40,6 +40,14 @@ REQUEST_INPUT = "adk_request_input"
 """The function name of ADK's input request; a resume answers a call of this name."""
 
 PENDING, ANSWERED, CANCELLED = "pending", "answered", "cancelled"
+# A point is settled only while the run that asked has not ended: an answer to a run
+# that was cancelled or failed would be accepted and then never resumed.
+_RUN_OPEN = (
+    " AND NOT EXISTS (SELECT 1 FROM yx_runs r WHERE r.app_name = yx_waitpoints.app_name"
+    " AND r.user_id = yx_waitpoints.user_id AND r.session_id = yx_waitpoints.session_id"
+    " AND r.invocation_id = yx_waitpoints.invocation_id"
+    " AND r.status IN ('completed', 'failed', 'cancelled'))"
+)
 WAITPOINT_STATUSES = (PENDING, ANSWERED, CANCELLED)
 _NAMESPACE = uuid.UUID("6f1d3c52-8f7e-4b0a-9d55-3a1f2b7c9e10")
 _COLUMNS = (
@@ -310,9 +318,15 @@ class WaitpointStore:
         async with self.store.write() as tx:
             changed = await tx.execute(
                 "UPDATE yx_waitpoints SET status = :status, answers = :answers,"
-                " updated_at = :now WHERE id = :id AND status = 'pending'",
+                f" updated_at = :now WHERE id = :id AND status = 'pending'{_RUN_OPEN}",
                 params,
             )
+            if changed != 1:  # a run that ended without withdrawing its point: do it now
+                await tx.execute(
+                    "UPDATE yx_waitpoints SET status = 'cancelled', updated_at = :now"
+                    " WHERE id = :id AND status = 'pending'",
+                    params,
+                )
             settled = await self._get(tx, current.id)
         assert settled is not None
         if changed != 1:

@@ -19,7 +19,7 @@ from adk_yuxi.ledger import (
 )
 from adk_yuxi.storage import YuxiServices
 from adk_yuxi.testing import call
-from adk_yuxi.waitpoints import Question, WaitpointStore
+from adk_yuxi.waitpoints import Question, WaitpointConflict, WaitpointStore
 
 from ._harness import APP, USER, make_runner, responses, run, user_text
 from .test_ask_user_question import COLOUR
@@ -86,6 +86,42 @@ async def test_claim_closes_a_lapsed_run_and_respects_a_waiting_one(db_url: str)
         with pytest.raises(RunEnded):
             await runs.resume(live, worker="third", lease_seconds=60)
         assert (await ledger.get(live.run_id)).error == LEASE_LAPSED
+    finally:
+        await store.close()
+
+
+async def test_a_run_ended_after_asking_leaves_no_question_to_answer(db_url: str) -> None:
+    store = SqlStore(db_url)
+    try:
+        ledger, points = RunLedger(store), WaitpointStore(store)
+
+        async def asked(invocation: str) -> str:
+            point = await points.open(
+                app_name=APP,
+                user_id=USER,
+                session_id="s1",
+                invocation_id=invocation,
+                call_id="c-1",
+                questions=[Question.model_validate(COLOUR)],
+            )
+            return point.id
+
+        # Cancelled by its worker right after it asked: the close withdraws the point.
+        run = await ledger.claim_new(**KEY, invocation_id="e-1", worker="w", lease_seconds=60)
+        first = await asked("e-1")
+        assert await ledger.finish(run.run_id, "w", "cancelled", "the run's task was cancelled")
+        assert (await points.get(first, user_id=USER)).status == "cancelled"
+        # A point left pending under an ended run (opened after the close): the answer
+        # is refused and the point withdrawn, instead of accepted and never resumed.
+        late = await asked("e-1")
+        with pytest.raises(WaitpointConflict):
+            await points.answer(late, {"colour": "blue"}, user_id=USER)
+        assert (await points.get(late, user_id=USER)).status == "cancelled"
+        # Pausing keeps the point open.
+        run = await ledger.claim_new(**KEY, invocation_id="e-2", worker="w", lease_seconds=60)
+        waiting = await asked("e-2")
+        assert await ledger.finish(run.run_id, "w", "waiting")
+        assert (await points.answer(waiting, {"colour": "blue"}, user_id=USER)).status == "answered"
     finally:
         await store.close()
 

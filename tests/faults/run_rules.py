@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from .facts import TERMINAL, Facts
+from .history import Op
 from .model import ModelCall
 from .violation import Violation
 from .violation import violation as _v
@@ -126,7 +127,13 @@ def _answers_told(facts: Facts, resumed: dict[str, list[ModelCall]]) -> list[Vio
             done = facts.completion.get(facts.token_op[token].id)
             # Refused after it was recorded: lost unless a later resume carried it (a
             # recorded answer waits for whoever resumes the run next).
-            if done is not None and done.type == "ok" and done.value.get("refused") and not count:
+            if (
+                done is not None
+                and done.type == "ok"
+                and done.value.get("refused")
+                and not count
+                and not _cancel_raced(facts, facts.token_op[token], done)
+            ):
                 bad(
                     f"{point}: {token} accepted, then its resume refused"
                     f" ({done.value['refused']}): the answer is lost"
@@ -165,6 +172,20 @@ def _answers_stored(facts: Facts, resumed: dict[str, list[ModelCall]]) -> list[V
         ):
             bad(f"{point.id}: answered ({token}) but run {run.run_id} still waits on nothing")
     return found
+
+
+def _cancel_raced(facts: Facts, answered: Op, refused: Op) -> bool:
+    """A caller's cancel of the session's run, in flight between the two-step answer
+    and its resume, wins: the resume is refused as cancelled and the client is told."""
+    if "(cancelled)" not in str(refused.value.get("refused")):
+        return False
+    for op in facts.invocation.values():
+        if op.f != "cancel" or op.session != answered.session or op.time > refused.time:
+            continue
+        done = facts.completion.get(op.id)
+        if done is None or done.time >= answered.time:
+            return True
+    return False
 
 
 def _outcome(facts: Facts, token: str) -> str | None:

@@ -153,6 +153,28 @@ def test_answer_recorded_then_refused_is_lost_unless_resumed_later() -> None:
     assert not carried
 
 
+def test_a_cancel_in_flight_may_win_over_a_recorded_answer() -> None:
+    point = PointRow(P, S, INV, "answered", {"q-1": "ans-1"}, 1.8)
+    done = snap("cancelled", ended=3.05, points=[point])
+    refused = {"refused": "RunEnded: run 'run-1' has ended (cancelled)"}
+
+    def answered(story: Story) -> Story:
+        return story.op(
+            "lib_answer", 3.0, 3.1, session=S, point=P, value={"token": "ans-1"}, got=refused
+        )
+
+    alone = answered(run_started(Story())).history()
+    assert any("the answer is lost" in m for m in violations("answer_resumed_once", alone, [], done))
+    raced = answered(run_started(Story()).op("cancel", 2.9, 3.05, session=S, run_id=R))
+    assert not violations("answer_resumed_once", raced.history(), [], done)
+    # A cancel acknowledged before the answer was sent does not excuse it.
+    before = answered(run_started(Story()).op("cancel", 2.5, 2.6, session=S, run_id=R))
+    assert any(
+        "the answer is lost" in m
+        for m in violations("answer_resumed_once", before.history(), [], done)
+    )
+
+
 def test_answer_resumed_once_database() -> None:
     h = _answered(run_started(Story()), {"ans-1": "ok"}).history()
     point = PointRow(P, S, INV, "answered", {"q-1": "ans-1"}, 1.8)
