@@ -164,7 +164,9 @@ def test_a_cancel_in_flight_may_win_over_a_recorded_answer() -> None:
         )
 
     alone = answered(run_started(Story())).history()
-    assert any("the answer is lost" in m for m in violations("answer_resumed_once", alone, [], done))
+    assert any(
+        "the answer is lost" in m for m in violations("answer_resumed_once", alone, [], done)
+    )
     raced = answered(run_started(Story()).op("cancel", 2.9, 3.05, session=S, run_id=R))
     assert not violations("answer_resumed_once", raced.history(), [], done)
     # A cancel acknowledged before the answer was sent does not excuse it.
