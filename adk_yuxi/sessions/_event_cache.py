@@ -26,6 +26,7 @@ events below a new window floor leave it. ``max_events=0`` turns it off.
 
 from __future__ import annotations
 
+import gc
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, cast
@@ -118,4 +119,10 @@ def read_events(
     if not (shared and cache.max_events):
         return found
     cache.keep(row_id, {int(row[0]): event for row, event in zip(rows, found, strict=True)})
-    return [handed_out(event) for event in found]
+    collecting = gc.isenabled()
+    gc.disable()  # as in `decode_events`: every copy survives the collector's passes
+    try:
+        return [handed_out(event) for event in found]
+    finally:
+        if collecting:
+            gc.enable()
