@@ -13,6 +13,7 @@ from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
 from google.adk.events import Event
 from google.adk.events.event_actions import EventActions, EventCompaction
 from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_yuxi.access import Role
@@ -203,3 +204,44 @@ async def test_a_history_under_the_threshold_is_left_alone(tmp_path: Path) -> No
         assert _texts(model, 0)[0].startswith("0: ")  # everything
         assert summaries.asked_before == []
         assert all(OVER_BUDGET_KEY not in (e.custom_metadata or {}) for e in events)
+
+
+async def test_adk_s_own_session_service_too(tmp_path: Path) -> None:
+    """What `adk run` / `adk web` use without a `yuxi+` URI."""
+    model = ScriptedLlm(["one"])
+    summaries = Summaries(model)
+    sessions = InMemorySessionService()
+    session = await sessions.create_session(app_name="a", user_id=USER, session_id="s")
+    for i in range(60):
+        content = types.Content(role="user", parts=[types.Part(text=f"{i}: {LINE}")])
+        await sessions.append_event(session, Event(author="user", content=content))
+    runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+    await _turn(runner, "and now?")
+    await runner.close()
+    assert summaries.asked_before == [1]
+    stored = await sessions.get_session(app_name="a", user_id=USER, session_id="s")
+    assert stored is not None and len([e for e in stored.events if e.actions.compaction]) == 1
+
+
+async def test_a_call_still_open_keeps_the_run_whole(tmp_path: Path) -> None:
+    """An old call nobody answered yet may be answered by this run: nothing is left out,
+    and ADK compacts before the model call as it does alone."""
+    model = ScriptedLlm(["one"])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        session = await sessions.create_session(app_name="a", user_id=USER, session_id="s")
+        call = types.Part(function_call=types.FunctionCall(id="c1", name="ask", args={}))
+        await sessions.append_event(
+            session, Event(author="a", content=types.Content(role="model", parts=[call]))
+        )
+        await _history_after(sessions, session, 60)
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and now?")
+        await runner.close()
+        assert summaries.asked_before == [0]  # before the model call
+
+
+async def _history_after(sessions: SqlSessionService, session: Any, turns: int) -> None:
+    for i in range(turns):
+        content = types.Content(role="user", parts=[types.Part(text=f"{i}: {LINE}")])
+        await sessions.append_event(session, Event(author="user", content=content))

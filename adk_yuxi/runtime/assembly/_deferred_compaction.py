@@ -10,7 +10,10 @@ since the latest summary (the prompt size it reported, or the mark below), so th
 reads a few events. When the history is over the threshold, the run is given only the
 newest events that fit in half the threshold, from a turn's first message on: ADK's
 pre-call check then sees no need to compact and the model answers from that tail (the
-older turns are left out of this turn's request; nothing is deleted). After the run a
+older turns are left out of this turn's request; nothing is deleted). A run that needs
+an event it would leave out (a call not yet answered, the run's own earlier events when
+it resumes) is left whole, and ADK compacts before its model call as it does alone.
+After the run a
 background task reads the whole session again and compacts it with the App's own
 summarizer and ADK's token-threshold compaction, `GuardedSummarizer` included: a failed
 or discarded summary is not stored. The summary is appended at the revision that task
@@ -93,6 +96,19 @@ def _turn_start(event: Event) -> bool:
     return any(p.text for p in parts) and not any(p.function_response for p in parts)
 
 
+def _still_needed(older: list[Event], invocation_id: str) -> bool:
+    """Whether events left out would be looked for by this run: a call not answered
+    among them (a paused or long-running call this run may answer), or an event of the
+    run's own invocation (a resumed one)."""
+    calls: set[str] = set()
+    for event in older:
+        if event.invocation_id == invocation_id:
+            return True
+        calls |= {call.id or "" for call in event.get_function_calls()}
+        calls -= {response.id or "" for response in event.get_function_responses()}
+    return bool(calls)
+
+
 def newest_fitting(events: list[Event], budget_tokens: int) -> int | None:
     """Where the newest events that fit in `budget_tokens` start, at a turn's first
     message; None if that is the first event or no turn fits."""
@@ -135,8 +151,8 @@ class DeferredCompactionPlugin(BasePlugin):
         if not over_threshold(events, config.token_threshold):
             return None
         start = newest_fitting(events, config.token_threshold // 2)
-        if start is None:
-            return None  # not even the newest turn fits: ADK compacts as it does
+        if start is None or _still_needed(events[:start], invocation_context.invocation_id):
+            return None  # ADK compacts before the model call, as it does alone
         logger.info(
             "History over the compaction threshold: this run gets its newest %d of %d"
             " events; the session is compacted after the run",
