@@ -293,11 +293,12 @@ def read_for_a_run() -> bool:
     return outer is not None and outer.f_code in run_async
 
 
-async def compact_session_now(ctx: InvocationContext) -> bool:
-    """Compacts the run's session now, whatever its last reported prompt size: ADK's
-    token-threshold compaction (its range, its summarizer, its event) with a threshold of
-    one token. False when the app has no token-threshold compaction or nothing was
-    compacted."""
+async def compact_session_now(ctx: InvocationContext, session: Session | None = None) -> bool:
+    """Compacts the run's session (or `session`, a copy of it read afresh) now, whatever
+    its last reported prompt size: ADK's token-threshold compaction (its range, its
+    summarizer, its event) with a threshold of zero tokens (a model that reports a prompt
+    size of 0 compacts too). False when the app has no token-threshold compaction or
+    nothing was compacted."""
     from google.adk.apps import compaction
 
     config = ctx.events_compaction_config
@@ -307,8 +308,8 @@ async def compact_session_now(ctx: InvocationContext) -> bool:
     if agent is None:
         return False
     compacted = await compaction._run_compaction_for_token_threshold_config(
-        config=config.model_copy(update={"token_threshold": 1}),
-        session=ctx.session,
+        config=config.model_copy(update={"token_threshold": 0}),
+        session=ctx.session if session is None else session,
         session_service=ctx.session_service,
         agent=agent,
         agent_name=agent.name,

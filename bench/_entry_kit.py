@@ -15,6 +15,7 @@ offload, authorization, the run ledger) with the player as model and summarizer:
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -52,6 +53,7 @@ from adk_yuxi.access import (
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.host import ApiConfig, create_app
 from adk_yuxi.runtime import AgentConfig, RunRecords, Toolbox, build_app
+from adk_yuxi.runtime.assembly._deferred_compaction import OVER_BUDGET_KEY
 from adk_yuxi.storage import open_services, register_service_schemes
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._history import seed_sql
@@ -116,15 +118,47 @@ Timing = tuple[float, float, float]
 
 class Turn:
     """One entry point: `new_session()` (untimed), `run(session)` (one turn, timed),
-    `seed(session, events)`."""
+    `seed(session, events)`, `settle(session)` (waits for a compaction started after a
+    run, so that no timed turn is billed for it)."""
 
     def __init__(
         self,
         new_session: Callable[[], Awaitable[str]],
         run: Callable[[str], Awaitable[Timing]],
         seed: Callable[[str, list[Any]], Awaitable[None]],
+        settle: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.new_session, self.run, self.seed = new_session, run, seed
+        self.settle = settle or _nothing
+
+
+async def _nothing(session_id: str) -> None:
+    return None
+
+
+def _stored_settle(sessions: BaseSessionService) -> Callable[[str], Awaitable[None]]:
+    """Waits (30 s at most) until the session's latest event is no longer a run's answer
+    marked over budget, i.e. its summary has landed (or there was nothing to compact)."""
+
+    async def settle(session_id: str) -> None:
+        for _ in range(300):
+            session = await sessions.get_session(
+                app_name=AGENT, user_id=USER, session_id=session_id
+            )
+            if session is None or not _compaction_pending(session.events):
+                return
+            await asyncio.sleep(0.1)
+
+    return settle
+
+
+def _compaction_pending(events: list[Any]) -> bool:
+    for event in reversed(events):
+        if event.actions and event.actions.compaction:
+            return False
+        if (event.custom_metadata or {}).get(OVER_BUDGET_KEY):
+            return True
+    return False
 
 
 def _app(player: Player, records: Any = None) -> App:
@@ -160,7 +194,7 @@ def _runner_turn(runner: Runner, sessions: BaseSessionService, seed: Any) -> Tur
         events = runner.run_async(user_id=USER, session_id=session_id, new_message=MESSAGE)
         return await _timed(events)
 
-    return Turn(new_session, run, seed)
+    return Turn(new_session, run, seed, _stored_settle(sessions))
 
 
 async def entry_point(name: str, work: Path, player: Player, stack: AsyncExitStack) -> Turn:
@@ -247,7 +281,7 @@ async def _host_turn(
                     answer = time.perf_counter() - start
         return answer, time.perf_counter() - start, time.process_time() - cpu
 
-    return Turn(new_session, run, seed)
+    return Turn(new_session, run, seed, _stored_settle(services.session_service))
 
 
 def _memory_seed(sessions: InMemorySessionService) -> Callable[[str, list[Any]], Awaitable[None]]:

@@ -8,7 +8,8 @@ results are ``strict_equal`` (equal values, identical types at every level) the
 row index is returned as proven and the service marks the row with
 ``FAST_CODEC`` in the background. Marked rows are read with the fast validator
 only, runs of them in one call; a marked row it rejects (edited by hand) is read
-the slow way. Each call parses fresh JSON, so no two callers share an object.
+the slow way. Each call parses fresh JSON, so no two callers share an object (a
+run's read reuses what the session's previous run parsed: ``_event_cache``).
 
 ``YUXI_FAST_EVENTS=0`` switches the fast path off: every row is validated in full
 and nothing is marked. Why and what it costs: ``docs/design/fast-events.md``.

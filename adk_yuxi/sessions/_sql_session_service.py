@@ -54,7 +54,8 @@ from .._sql.jsoncodec import check_text
 from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import IntegrityViolation, SqlStore, Tx, make_store
 from . import _state as js
-from ._event_codec import decode_events, encode_event
+from ._event_cache import DEFAULT_MAX_EVENTS, EventCache, read_events
+from ._event_codec import encode_event
 from ._fast_marks import FastMarks
 from ._listing import list_sessions_of
 from ._object_locks import SessionObjectLocks
@@ -95,9 +96,11 @@ class SqlSessionService(BaseSessionService):
         db: str | URL | AsyncEngine | SqlStore,
         *,
         window_runs: bool = True,
+        event_cache: int = DEFAULT_MAX_EVENTS,
         **engine_kwargs: Any,
     ) -> None:
         self.window_runs = window_runs
+        self._events = EventCache(event_cache)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._object_locks = SessionObjectLocks()
         self._marks = FastMarks(self._store)
@@ -169,8 +172,9 @@ class SqlSessionService(BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
-        if config is None and self.window_runs and read_for_a_run():
-            config = _RUN_WINDOW  # first, while the caller's frame is the one below
+        for_a_run = read_for_a_run()  # first, while the caller's frame is the one below
+        if config is None and self.window_runs and for_a_run:
+            config = _RUN_WINDOW
         app_name = check_app_name(app_name)
         user_id = check_user_id(user_id)
         session_id = check_session_id(session_id)
@@ -190,13 +194,9 @@ class SqlSessionService(BaseSessionService):
                 if found is None:
                     return None
                 row, rows = found, await self._event_rows(tx, found[0], found[2], config)
-        row_id = int(row[0])
-        seqs = [int(r[0]) for r in rows]
-        codecs = self._marks.pending_codecs(row_id, seqs, [codec for _, _, codec in rows])
-        events, proven = decode_events(
-            [(r[1], codec) for r, codec in zip(rows, codecs, strict=True)]
+        events = read_events(
+            self._events, self._marks, int(row[0]), rows, shared=for_a_run and _unfiltered(config)
         )
-        self._marks.schedule(row_id, [seqs[index] for index in proven])
         return self._to_session(app_name, user_id, session_id, row, events, first)
 
     async def _event_rows(
@@ -213,7 +213,9 @@ class SqlSessionService(BaseSessionService):
         after = config.after_timestamp if config else None
         if limit == 0:
             return []
-        sql = "SELECT seq, data, fast_codec FROM yx_events WHERE sid = :row AND seq <= :rev"
+        sql = (
+            "SELECT seq, data, fast_codec, event_id FROM yx_events WHERE sid = :row AND seq <= :rev"
+        )
         params: dict[str, Any] = {"row": row_id, "rev": revision}
         if after is not None:
             sql += " AND timestamp >= :after"

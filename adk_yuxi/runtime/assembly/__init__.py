@@ -6,6 +6,7 @@ from ._app import build_app
 from ._capabilities import Capability, Compaction, Offload, RunRecords
 from ._compaction import GuardedSummarizer, compaction_config
 from ._offload import OFFLOAD_PLUGIN_NAME, ToolResultOffloadPlugin
+from ._prompt_estimate import PromptEstimatePlugin
 from ._run_config import host_run_config, telemetry_recorded
 from ._toolbox import Toolbox
 
@@ -15,6 +16,7 @@ __all__ = [
     "Compaction",
     "GuardedSummarizer",
     "Offload",
+    "PromptEstimatePlugin",
     "RunRecords",
     "ToolResultOffloadPlugin",
     "Toolbox",

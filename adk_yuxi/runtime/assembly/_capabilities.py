@@ -29,8 +29,8 @@ from ...ledger import LedgerPlugin, WorkspaceRoot
 from ...models import resolve_model
 from ..config._context_policy import ContextPolicy
 from ._compaction import compaction_config
+from ._deferred_compaction import compaction_plugins
 from ._offload import OFFLOAD_PLUGIN_NAME, ToolResultOffloadPlugin
-from ._prompt_estimate import prompt_estimate_plugins
 
 if TYPE_CHECKING:
     from ..authorization._plugin import AuthorizationPlugin
@@ -148,9 +148,10 @@ class Compaction(Capability):
         )
 
     def plugins(self, assembly: Assembly) -> Sequence[BasePlugin]:
-        """The prompt-size estimate token-threshold compaction reads (when it compacts
-        by token threshold), for models that report no usage."""
-        return prompt_estimate_plugins(assembly.compaction)
+        """The prompt-size estimate token-threshold compaction reads (for models that
+        report no usage) and the deferred first compaction, when it compacts by token
+        threshold."""
+        return compaction_plugins(assembly.compaction)
 
 
 DEFAULT_CAPABILITIES: tuple[Capability, ...] = (Offload(), Compaction())

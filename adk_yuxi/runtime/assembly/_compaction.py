@@ -20,7 +20,8 @@ The token threshold follows the agent's model: when the model knows its context 
 ADK runs the compaction in `Runner.run_async` after the turn's last event was yielded, so
 the answer has streamed when it starts. One exception is ADK's: a turn whose own model
 calls cross the threshold (a long tool loop) is compacted before its next model call, so
-that call stays within the budget.
+that call stays within the budget. A turn that *starts* over the threshold is given the
+newest events that fit and compacted after the run instead (`_deferred_compaction`).
 """
 
 from __future__ import annotations

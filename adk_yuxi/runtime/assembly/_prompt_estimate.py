@@ -22,7 +22,6 @@ import json
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
-from google.adk.apps.app import EventsCompactionConfig
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
@@ -30,10 +29,11 @@ from google.genai import types
 from typing_extensions import override
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "ESTIMATED_KEY",
     "PromptEstimatePlugin",
+    "content_chars",
     "estimate_prompt_tokens",
-    "prompt_estimate_plugins",
 ]
 
 ESTIMATED_KEY = "yuxi_prompt_tokens_estimated"
@@ -54,7 +54,8 @@ def _value_chars(value: Any) -> int:
         return len(str(value))
 
 
-def _content_chars(content: types.Content) -> int:
+def content_chars(content: types.Content) -> int:
+    """The characters of `content` a model is sent (text, call and result values)."""
     total = 0
     for part in content.parts or ():
         if part.text:
@@ -72,12 +73,12 @@ def _content_chars(content: types.Content) -> int:
 
 def estimate_prompt_tokens(request: LlmRequest) -> int:
     """The request's instruction and contents in tokens, at four characters a token."""
-    chars = sum(_content_chars(content) for content in request.contents)
+    chars = sum(content_chars(content) for content in request.contents)
     instruction = request.config.system_instruction if request.config else None
     if isinstance(instruction, str):
         chars += len(instruction)
     elif isinstance(instruction, types.Content):
-        chars += _content_chars(instruction)
+        chars += content_chars(instruction)
     return chars // CHARS_PER_TOKEN
 
 
@@ -113,12 +114,3 @@ class PromptEstimatePlugin(BasePlugin):
             usage.prompt_token_count = estimate
         llm_response.custom_metadata = {**(llm_response.custom_metadata or {}), ESTIMATED_KEY: True}
         return None
-
-
-def prompt_estimate_plugins(config: EventsCompactionConfig | None) -> list[BasePlugin]:
-    """The plugin when `config` compacts by token threshold (nothing reads the size
-    otherwise). Early in an App's plugins: a plugin before it that answers a model call
-    ends ADK's chain (the authorization plugin does so only to stop a run)."""
-    if config is None or config.token_threshold is None:
-        return []
-    return [PromptEstimatePlugin()]

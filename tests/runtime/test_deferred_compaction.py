@@ -1,0 +1,247 @@
+"""A turn that starts with the history over the compaction threshold answers from the
+newest events that fit, before any summary is written; the summary is written after the
+run, by the App's summarizer with its guards, and lands once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from google.adk.apps import App
+from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
+from google.adk.events import Event
+from google.adk.events.event_actions import EventActions, EventCompaction
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+from adk_yuxi.access import Role
+from adk_yuxi.runtime import AgentConfig, Compaction, ContextPolicy, Toolbox, build_app
+from adk_yuxi.runtime.assembly._deferred_compaction import OVER_BUDGET_KEY
+from adk_yuxi.sessions import SqlSessionService
+from adk_yuxi.testing import ScriptedLlm
+
+from ._kit import USER, Kit
+
+POLICY = ContextPolicy(budget_tokens=1000, keep_recent_events=2)  # compacts at 750 tokens
+LINE = "a sentence of about sixty characters, said in an old turn."
+
+
+class Summaries(BaseEventsSummarizer):
+    """Writes a short summary (or fails, or lets `meanwhile` run first), and keeps what
+    the model had been asked by then."""
+
+    def __init__(self, model: ScriptedLlm, fail: bool = False) -> None:
+        self.model, self.fail = model, fail
+        self.asked_before: list[int] = []
+        self.meanwhile: Any = None
+
+    async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+        self.asked_before.append(len(self.model.requests))
+        if self.meanwhile is not None:
+            await self.meanwhile()
+        if self.fail:
+            raise RuntimeError("summarizer down")
+        compaction = EventCompaction(
+            start_timestamp=events[0].timestamp,
+            end_timestamp=events[-1].timestamp,
+            compacted_content=types.Content(role="model", parts=[types.Part(text="Summary.")]),
+        )
+        return Event(author="user", actions=EventActions(compaction=compaction))
+
+
+def _app(kit: Kit, model: ScriptedLlm, summaries: Summaries) -> App:
+    return build_app(
+        AgentConfig(name="a", tools=(), context=POLICY),
+        kit.principal(role=Role.ADMIN),
+        model=model,
+        toolbox=Toolbox(registry=kit.registry),
+        capabilities=[Compaction(summarizer=summaries)],
+    )
+
+
+async def _history(sessions: SqlSessionService, turns: int) -> None:
+    """`turns` old turns (a question and an answer each, no reported prompt size)."""
+    session = await sessions.create_session(app_name="a", user_id=USER, session_id="s")
+    for i in range(turns):
+        for author, role in (("user", "user"), ("a", "model")):
+            text = f"{i}: {LINE}"
+            content = types.Content(role=role, parts=[types.Part(text=text)])
+            event = Event(author=author, invocation_id=f"old-{i}", content=content)
+            await sessions.append_event(session, event)
+
+
+async def _turn(runner: Runner, text: str) -> list[Event]:
+    message = types.Content(role="user", parts=[types.Part(text=text)])
+    return [e async for e in runner.run_async(user_id=USER, session_id="s", new_message=message)]
+
+
+def _texts(model: ScriptedLlm, index: int) -> list[str]:
+    return [
+        p.text or ""
+        for c in model.requests[index].contents
+        for p in c.parts or ()
+        if p.text is not None
+    ]
+
+
+async def _stored(sessions: SqlSessionService) -> list[Event]:
+    session = await sessions.get_session(app_name="a", user_id=USER, session_id="s")
+    assert session is not None
+    return session.events
+
+
+async def test_the_answer_comes_from_a_tail_and_the_summary_after(tmp_path: Path) -> None:
+    model = ScriptedLlm(["first answer", "second answer"])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 60)  # about 2,000 tokens
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        events = await _turn(runner, "and now?")
+        assert any(
+            e.content and e.content.parts and e.content.parts[0].text == "first answer"
+            for e in events
+        )
+        sent = _texts(model, 0)
+        assert sent[-1] == "and now?" and not any(t.startswith("0: ") for t in sent)
+        assert 1 < len(sent) < 60  # the newest turns that fit
+        answer = next(e for e in events if e.author == "a")
+        assert (answer.custom_metadata or {}).get(OVER_BUDGET_KEY) is True
+        await runner.close()  # waits for the compaction in flight
+        assert summaries.asked_before == [1]  # after the model answered
+        stored = await _stored(sessions)
+        assert [e for e in stored if e.actions.compaction] == stored[-1:]
+        assert stored[-1].actions.compaction.start_timestamp == stored[0].timestamp  # type: ignore[union-attr]
+
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and then?")
+        await runner.close()
+        assert "Summary." in _texts(model, 1)  # the summary and what follows it
+        assert summaries.asked_before == [1]  # nothing compacted again
+
+
+async def test_a_failed_summary_is_not_stored_and_the_next_turn_tries_again(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedLlm(["one", "two"])
+    summaries = Summaries(model, fail=True)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 60)
+        for text in ("and now?", "and then?"):
+            runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+            await _turn(runner, text)
+            await runner.close()
+        assert summaries.asked_before == [1, 2]
+        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+        assert not any(t.startswith("0: ") for t in _texts(model, 1))  # still a tail
+
+
+async def test_a_summary_overtaken_by_another_writer_is_dropped(tmp_path: Path) -> None:
+    """Another process appends while the summary is written: that summary does not land
+    (it would cover a history it never saw), and a later run compacts again."""
+    model = ScriptedLlm(["one", "two"])
+    summaries = Summaries(model)
+    db = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    async with SqlSessionService(db) as sessions, SqlSessionService(db) as other:
+
+        async def another_writer() -> None:
+            summaries.meanwhile = None
+            session = await other.get_session(app_name="a", user_id=USER, session_id="s")
+            assert session is not None
+            said = types.Content(role="user", parts=[types.Part(text="from elsewhere")])
+            await other.append_event(session, Event(author="user", content=said))
+
+        summaries.meanwhile = another_writer
+        await _history(sessions, 60)
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and now?")
+        await runner.close()
+        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and then?")
+        await runner.close()
+        assert len([e for e in await _stored(sessions) if e.actions.compaction]) == 1
+
+
+async def test_runs_in_flight_start_one_compaction(tmp_path: Path) -> None:
+    model = ScriptedLlm(["one", "two"])
+    summaries = Summaries(model)
+    gate = asyncio.Event()
+
+    async def slow() -> None:
+        await gate.wait()
+
+    summaries.meanwhile = slow
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 60)
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and now?")
+        await asyncio.sleep(0)  # the compaction starts and waits at the gate
+        await _turn(runner, "and then?")  # still over: a tail again, no second compaction
+        gate.set()
+        await runner.close()
+        assert len(summaries.asked_before) == 1
+        # It read the session before the second turn's events: stale, dropped.
+        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+        summaries.meanwhile = None
+        model.extend(["three"])
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and again?")
+        await runner.close()
+        assert len([e for e in await _stored(sessions) if e.actions.compaction]) == 1
+
+
+async def test_a_history_under_the_threshold_is_left_alone(tmp_path: Path) -> None:
+    model = ScriptedLlm(["one"])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 5)
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        events = await _turn(runner, "and now?")
+        await runner.close()
+        assert _texts(model, 0)[0].startswith("0: ")  # everything
+        assert summaries.asked_before == []
+        assert all(OVER_BUDGET_KEY not in (e.custom_metadata or {}) for e in events)
+
+
+async def test_adk_s_own_session_service_too(tmp_path: Path) -> None:
+    """What `adk run` / `adk web` use without a `yuxi+` URI."""
+    model = ScriptedLlm(["one"])
+    summaries = Summaries(model)
+    sessions = InMemorySessionService()
+    session = await sessions.create_session(app_name="a", user_id=USER, session_id="s")
+    for i in range(60):
+        content = types.Content(role="user", parts=[types.Part(text=f"{i}: {LINE}")])
+        await sessions.append_event(session, Event(author="user", content=content))
+    runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+    await _turn(runner, "and now?")
+    await runner.close()
+    assert summaries.asked_before == [1]
+    stored = await sessions.get_session(app_name="a", user_id=USER, session_id="s")
+    assert stored is not None and len([e for e in stored.events if e.actions.compaction]) == 1
+
+
+async def test_a_call_still_open_keeps_the_run_whole(tmp_path: Path) -> None:
+    """An old call nobody answered yet may be answered by this run: nothing is left out,
+    and ADK compacts before the model call as it does alone."""
+    model = ScriptedLlm(["one"])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        session = await sessions.create_session(app_name="a", user_id=USER, session_id="s")
+        call = types.Part(function_call=types.FunctionCall(id="c1", name="ask", args={}))
+        await sessions.append_event(
+            session, Event(author="a", content=types.Content(role="model", parts=[call]))
+        )
+        await _history_after(sessions, session, 60)
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
+        await _turn(runner, "and now?")
+        await runner.close()
+        assert summaries.asked_before == [0]  # before the model call
+
+
+async def _history_after(sessions: SqlSessionService, session: Any, turns: int) -> None:
+    for i in range(turns):
+        content = types.Content(role="user", parts=[types.Part(text=f"{i}: {LINE}")])
+        await sessions.append_event(session, Event(author="user", content=content))
