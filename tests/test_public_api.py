@@ -129,6 +129,7 @@ PUBLIC: dict[str, set[str]] = {
         "ToolDocument",
         "ToolRetrievalPlugin",
         "ToolRetriever",
+        "compaction_forced",
         "latest_user_text",
         "schema_brief",
     },

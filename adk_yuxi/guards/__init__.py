@@ -24,7 +24,7 @@ from ._failures import (
     ReturnedFailurePlugin,
     returned_error_code,
 )
-from ._overflow import OVERFLOW_PLUGIN_NAME, ContextOverflowPlugin
+from ._overflow import OVERFLOW_PLUGIN_NAME, ContextOverflowPlugin, compaction_forced
 from ._repair import REPAIR_PLUGIN_NAME, CallRepairPlugin
 from ._retrieval import BM25ToolRetriever, ToolRetriever
 from ._retrieval_plugin import RETRIEVAL_PLUGIN_NAME, ToolRetrievalPlugin, latest_user_text
@@ -65,6 +65,7 @@ __all__ = [
     "ToolDocument",
     "ToolRetrievalPlugin",
     "ToolRetriever",
+    "compaction_forced",
     "latest_user_text",
     "returned_error_code",
     "schema_brief",
