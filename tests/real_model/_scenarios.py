@@ -121,14 +121,15 @@ def long_messages(turns: int) -> list[str]:
 
 
 async def long_conversation(verdict: Verdict, turns: int, max_tokens: int, db: Path) -> None:
-    """One session past the model's context: compaction, the overflow retry, no wedge."""
+    """One session past the model's context, tools through the API: tool loops stopped,
+    the overflow retry (the context is learned from the refusal), compaction, no wedge."""
     config = AgentConfig(
         name="long_talk",
         instruction="Answer in one short sentence. Use calculate for arithmetic.",
         tools=("calculate", "save_note", "list_notes"),
-        limits=Limits(max_llm_calls=8),
+        limits=Limits(max_llm_calls=4),
     )
-    model = resolve_model()
+    model = resolve_model(os.environ.get("YUXI_REAL_MODEL_NATIVE"))
     app = build_app(config, LocalPrincipals(()), model=model)
     cap_replies(app.root_agent, max_tokens)
     async with SqlSessionService(f"sqlite+aiosqlite:///{db}") as sessions:
