@@ -72,10 +72,20 @@ def _point_at(base_url: str, model: str, context: int | None, work: Path, react:
 
 
 async def _check(verdict: Verdict, work: Path) -> None:
-    from ._scenarios import long_conversation, shipped_agents, template_in_adk_run
+    from ._scenarios import (
+        forced_tool_loop,
+        long_conversation,
+        shipped_agents,
+        template_in_adk_run,
+    )
 
     max_tokens = _setting("YUXI_REAL_MODEL_MAX_TOKENS", 128)
+    only = os.environ.get("YUXI_REAL_MODEL_ONLY")
+    if only == "forced_tool_loop":
+        await forced_tool_loop(verdict, max_tokens)
+        return
     await shipped_agents(verdict, max_tokens)
+    await forced_tool_loop(verdict, max_tokens)
     await asyncio.to_thread(template_in_adk_run, verdict, work)
     turns = _setting("YUXI_REAL_MODEL_TURNS", 8)
     await long_conversation(verdict, turns, max_tokens, work / "sessions.db")

@@ -25,6 +25,7 @@ from adk_yuxi.models import OpenAICompatibleLlm, ReactLlm, resolve_model
 from adk_yuxi.runtime import AgentConfig, Limits, LocalPrincipals, build_app
 from adk_yuxi.sessions import SqlSessionService
 
+from ._forced import forced_model
 from ._guarantees import Turn, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,6 +135,26 @@ async def long_conversation(verdict: Verdict, turns: int, max_tokens: int, db: P
     cap_replies(app.root_agent, max_tokens)
     async with SqlSessionService(f"sqlite+aiosqlite:///{db}") as sessions:
         await converse(verdict, "long_talk", app, long_messages(turns), sessions)
+
+
+LOOP = ["calculate :{", "What is 6 * 7?"]
+
+
+async def forced_tool_loop(verdict: Verdict, max_tokens: int) -> None:
+    """Every step must call `calculate` (a named `tool_choice`): the model cannot answer
+    in text, so each turn goes on until a loop guard or the call limit stops it."""
+    config = AgentConfig(
+        name="looper",
+        instruction="Use calculate for arithmetic.",
+        tools=("calculate",),
+        limits=Limits(max_llm_calls=12),
+    )
+    base_url = os.environ["OPENAI_BASE_URL"]
+    name = os.environ.get("YUXI_REAL_MODEL_NATIVE", "openai/default").removeprefix("openai/")
+    model = forced_model(name, base_url, os.environ.get("OPENAI_API_KEY", "local"), "calculate")
+    app = build_app(config, LocalPrincipals(()), model=model)
+    cap_replies(app.root_agent, max_tokens)
+    await converse(verdict, "forced_tool_loop", app, LOOP)
 
 
 def template_in_adk_run(verdict: Verdict, work: Path) -> None:
