@@ -52,12 +52,16 @@ class _Counted(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.INFO)
         self.counts = dict.fromkeys(_SAID, 0)
+        self.given_up: list[str] = []
+        """Why each summary was given up, for report.json."""
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         for name, said in _SAID.items():
             if said in message:
                 self.counts[name] += 1
+                if name == "summaries_given_up":
+                    self.given_up.append(message[:300])
 
 
 def _point_at(base_url: str, model: str, context: int | None, work: Path, react: bool) -> None:
@@ -135,6 +139,7 @@ def main() -> int:
         report = _summary(verdict, time.monotonic() - checked, counted)
     report["setup_seconds"] = round(checked - started, 1)
     report["turns_detail"] = [asdict(t) for t in verdict.turns]
+    report["summaries_given_up_why"] = counted.given_up
     (cache / "report.json").write_text(json.dumps(report, indent=2))
     shown = {k: v for k, v in report.items() if k != "turns_detail"}
     print(json.dumps(shown, indent=2))

@@ -149,6 +149,7 @@ async def forced_tool_loop(verdict: Verdict, max_tokens: int) -> None:
         tools=("calculate",),
         limits=Limits(max_llm_calls=12),
     )
+    importlib.import_module("adk_yuxi.tools.builtin.calculator")  # registers `calculate`
     base_url = os.environ["OPENAI_BASE_URL"]
     name = os.environ.get("YUXI_REAL_MODEL_NATIVE", "openai/default").removeprefix("openai/")
     model = forced_model(name, base_url, os.environ.get("OPENAI_API_KEY", "local"), "calculate")
