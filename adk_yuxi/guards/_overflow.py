@@ -9,6 +9,10 @@ is made once more. If nothing could be compacted, or the retry is refused too, t
 ends with the refusal, which names the context size; it reports the prompt as at least
 that size, so the compaction after the turn still runs.
 
+The retry keeps what plugins, callbacks and ADK's processors put into the refused request
+beyond the session's contents (`carried_over`), and the summarizer knows the compaction
+is forced (`compaction_forced`): it does not defer it for an earlier failed summary.
+
 The retried answer replaces the refused one in place (not returned), so the plugins after
 this one see it as the model's answer.
 """
@@ -16,6 +20,9 @@ this one see it as the model's answer.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
@@ -23,17 +30,43 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types
 from typing_extensions import override
 
 from .._adk import compact_session_now, invocation_of, rebuild_request_contents
 from ..models import MODEL_CONTEXT_EXCEEDED
 from ._budget import remember
+from ._kept_contents import carried_over
 
-__all__ = ["OVERFLOW_PLUGIN_NAME", "ContextOverflowPlugin"]
+__all__ = ["OVERFLOW_PLUGIN_NAME", "ContextOverflowPlugin", "compaction_forced"]
 
 OVERFLOW_PLUGIN_NAME = "yuxi_context_overflow"
 
 logger = logging.getLogger("adk_yuxi.guards.overflow")
+
+_FORCED: ContextVar[bool] = ContextVar("yuxi_compaction_forced", default=False)
+
+
+def compaction_forced() -> bool:
+    """Whether the compaction running now was forced by a refused request (not by the
+    prompt size crossing the threshold after a turn)."""
+    return _FORCED.get()
+
+
+@contextmanager
+def _forcing() -> Iterator[None]:
+    token = _FORCED.set(True)
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+async def _session_contents(ctx: InvocationContext) -> list[types.Content]:
+    """The contents ADK builds from the session now, and nothing else."""
+    scratch = LlmRequest()
+    await rebuild_request_contents(ctx, scratch)
+    return list(scratch.contents)
 
 
 class ContextOverflowPlugin(BasePlugin):
@@ -72,11 +105,15 @@ class ContextOverflowPlugin(BasePlugin):
     async def _retry(
         self, ctx: InvocationContext, agent: LlmAgent, request: LlmRequest
     ) -> LlmResponse | None:
-        if not await compact_session_now(ctx):
+        session_before = await _session_contents(ctx)
+        with _forcing():
+            compacted = await compact_session_now(ctx)
+        if not compacted:
             logger.warning("context overflow: nothing could be compacted; the turn ends")
             return None
         before = len(request.contents)
-        await rebuild_request_contents(ctx, request)
+        session_after = await _session_contents(ctx)
+        request.contents = carried_over(request.contents, session_before, session_after)
         logger.info(
             "context overflow: compacted, retrying with %d contents instead of %d",
             len(request.contents),

@@ -6,7 +6,9 @@ its `Action:` block into a real `FunctionCall` for the Runner to execute, so gat
 authorization and strict arguments apply unchanged. Past calls and their results are
 written back into the conversation as text. A reply that cannot be parsed is sent back
 to the inner model with what to fix, up to `format_retries` times within one step; then
-the step ends with a `REACT_PARSE_FAILED` error event.
+the step ends with a `REACT_PARSE_FAILED` error event. Generation stops where the model
+would write an `Observation` itself (`REACT_STOPS`): a weak model goes on after its
+`Action Input` and invents the tool's result, and the turns after it.
 
 Select it with `YUXI_MODEL=react/<any other accepted form>` or `ReactLlm(inner=...)`.
 """
@@ -36,6 +38,8 @@ from ._request import system_instruction_text
 __all__ = ["REACT_PARSE_FAILED", "REACT_PREFIX", "ReactLlm"]
 
 REACT_PREFIX = "react/"
+REACT_STOPS = ("\nObservation",)
+"""Stop sequences of every ReAct request: the result is the tool's to write."""
 
 
 def _declarations(request: LlmRequest) -> list[types.FunctionDeclaration]:
@@ -90,8 +94,16 @@ class ReactLlm(BaseLlm):
         if declarations:
             instruction = f"{instruction}\n\n{tools_prompt(declarations)}".strip()
         # A shallow copy: only top-level fields are replaced, nothing nested is changed.
-        config = (request.config or types.GenerateContentConfig()).model_copy(
-            update={"tools": None, "tool_config": None, "system_instruction": instruction or None}
+        config = request.config or types.GenerateContentConfig()
+        stops = list(config.stop_sequences or [])
+        stops += [stop for stop in REACT_STOPS if stop not in stops]
+        config = config.model_copy(
+            update={
+                "tools": None,
+                "tool_config": None,
+                "system_instruction": instruction or None,
+                "stop_sequences": stops,
+            }
         )
         contents = [_as_text(c) for c in request.contents or []]
         return LlmRequest(model=self.inner.model, contents=contents, config=config)

@@ -14,6 +14,7 @@ from adk_yuxi.guards import (
     CallRepairPlugin,
     ContextOverflowPlugin,
     EmptyReplyPlugin,
+    RepeatedCallPlugin,
     ReturnedFailurePlugin,
 )
 from adk_yuxi.runtime import AgentConfig, Limits, Toolbox, build_app
@@ -36,7 +37,8 @@ def test_every_built_app_has_the_always_on_guards(tmp_path: Path) -> None:
         config, kit.principal(), model=ScriptedLlm([]), toolbox=Toolbox(registry=kit.registry)
     )
     kinds = [type(p) for p in app.plugins]
-    for guard in (ContextOverflowPlugin, EmptyReplyPlugin, CallRepairPlugin, ReturnedFailurePlugin):
+    guards = (ContextOverflowPlugin, EmptyReplyPlugin, CallRepairPlugin, ReturnedFailurePlugin)
+    for guard in (*guards, RepeatedCallPlugin):
         assert kinds.count(guard) == 1, kinds
     [failures] = [p for p in app.plugins if isinstance(p, ReturnedFailurePlugin)]
     assert failures.repeat_limit == 5

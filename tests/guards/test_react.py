@@ -84,6 +84,8 @@ async def test_text_only_model_calls_tools_and_repairs_a_malformed_action(
 
     first, repair, last = server.requests
     assert _no_tools_declared(server.requests)
+    # The model stops where it would invent the tool's result.
+    assert all(r["stop"] == ["\nObservation"] for r in server.requests)
     system = first["messages"][0]
     assert system["role"] == "system" and "- get_weather(city: string)" in system["content"]
     # Gated: never described; at most named as what loading its skill would open.

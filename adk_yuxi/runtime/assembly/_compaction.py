@@ -6,7 +6,8 @@ model. It is wrapped so that a summary that fails or takes too long is logged wi
 reason and given up: the history stays uncompacted and the turn is not failed. A failed
 summary is one whose model answered with an error response (ADK's summarizer would take
 its text as the summary), with nothing, or with a refusal; a summary no shorter than
-what it replaces is given up too (it would grow every later request). Only a
+what it replaces is given up too (it would grow every later request), and the same
+history is not summarized again until it has grown (`SummaryBackoff`). Only a
 cancellation of the turn itself cancels a summary: a summarizer that raises
 `CancelledError` on its own is a failed summary. A summary request the model's host
 refuses as too long (the history outgrew the model) is made again over the previous
@@ -39,6 +40,7 @@ from typing_extensions import override
 
 from ...models import DemoLlm, DemoSummarizer, OpenAICompatibleLlm, ReactLlm, UnusableModel
 from ..config._context_policy import ContextPolicy
+from ._summary_backoff import SummaryBackoff
 from ._summary_checks import CheckedSummaryLlm, SummaryFailed, newer_half, summary_problem
 
 __all__ = ["GuardedSummarizer", "compaction_config", "fitted_threshold"]
@@ -55,15 +57,20 @@ class GuardedSummarizer(BaseEventsSummarizer):
     def __init__(self, inner: BaseEventsSummarizer, timeout_seconds: float) -> None:
         self.inner = inner
         self.timeout_seconds = timeout_seconds
+        self.backoff = SummaryBackoff()
 
     @override
     async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+        if (deferred := self.backoff.deferred(events)) is not None:
+            logger.info("Compaction deferred: %s", deferred)
+            return None
         try:
             summary = await asyncio.wait_for(self._fitting(events), self.timeout_seconds)
             if summary is None:
                 return None
             reason = summary_problem(summary, events)
             if reason is None:
+                self.backoff.succeeded(events)
                 return summary
         except TimeoutError:
             reason = f"no summary within {self.timeout_seconds:g} s"
@@ -81,6 +88,7 @@ class GuardedSummarizer(BaseEventsSummarizer):
             len(events),
             reason,
         )
+        self.backoff.failed(events)
         return None
 
     async def _fitting(self, events: list[Event]) -> Event | None:

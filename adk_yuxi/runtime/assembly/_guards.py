@@ -17,6 +17,7 @@ from ...guards import (
     Charge,
     ContextOverflowPlugin,
     EmptyReplyPlugin,
+    RepeatedCallPlugin,
     ReturnedFailurePlugin,
     StructuredAnswerInvalid,
     StructuredOutputPlugin,
@@ -103,9 +104,9 @@ def guard_plugins(
     output_schema: type[BaseModel] | None = None,
 ) -> list[BasePlugin]:
     """The retry of a call the model's context could not take and the text of an empty
-    reply (always), retrieval (when configured), then call repair and the charging of
-    returned tool errors (always), then structured output (when the root agent has an
-    output schema)."""
+    reply (always), retrieval (when configured), then call repair, the charging of
+    returned tool errors and the stop of a call repeated with the same result (always),
+    then structured output (when the root agent has an output schema)."""
     plugins: list[BasePlugin] = [ContextOverflowPlugin(), EmptyReplyPlugin()]
     retrieval = config.tool_retrieval
     if retrieval is not None:
@@ -126,6 +127,7 @@ def guard_plugins(
     plugins.append(CallRepairPlugin(ledger))
     repeats = config.limits.stop_after_same_failure
     plugins.append(ReturnedFailurePlugin(ledger, repeat_limit=repeats))
+    plugins.append(RepeatedCallPlugin(ledger, repeat_limit=config.limits.stop_after_same_call))
     if output_schema is not None:
         plugins.append(StructuredOutputPlugin())
     return plugins

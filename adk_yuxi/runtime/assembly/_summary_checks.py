@@ -25,7 +25,7 @@ from typing_extensions import override
 from ...errors import YuxiError
 from ...models import MODEL_CONTEXT_EXCEEDED
 
-__all__ = ["CheckedSummaryLlm", "SummaryFailed", "newer_half", "summary_problem"]
+__all__ = ["CheckedSummaryLlm", "SummaryFailed", "newer_half", "replaced_size", "summary_problem"]
 
 _REFUSED = {
     types.FinishReason.SAFETY,
@@ -102,6 +102,11 @@ def _request_content(event: Event) -> types.Content | None:
     return event.content
 
 
+def replaced_size(events: Sequence[Event]) -> int:
+    """The characters `events` take in a request (a summary in place of what it covers)."""
+    return sum(_size(_request_content(e)) for e in events)
+
+
 def summary_problem(summary: Event, replaced: Sequence[Event]) -> str | None:
     """Why `summary` must not be stored in place of `replaced`, or None."""
     compaction = summary.actions.compaction if summary.actions else None
@@ -111,7 +116,7 @@ def summary_problem(summary: Event, replaced: Sequence[Event]) -> str | None:
         return "the summary is empty"
     if _ERROR_TEXT.match(text):
         return f"the summary is an error text ({text[:120]!r})"
-    before = sum(_size(_request_content(e)) for e in replaced)
+    before = replaced_size(replaced)
     after = _size(content)
     if after >= before:
         return (

@@ -38,7 +38,8 @@ class Limits(BaseModel):
     such failures the run ends (`TOOL_FAILURES`). An error a tool returns (`{"error":
     ...}`) and a repaired call count as failures too. The same failing call (one tool,
     the same arguments) made `stop_after_same_failure` times ends the run at once
-    (`REPEATED_TOOL_FAILURE`).
+    (`REPEATED_TOOL_FAILURE`), and so does the same call answered with the same result
+    `stop_after_same_call` times (`REPEATED_TOOL_CALL`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -48,6 +49,7 @@ class Limits(BaseModel):
     early_stopping: Literal["generate", "force"] = "generate"
     max_tool_failures: int = Field(default=3, ge=0, le=100)
     stop_after_same_failure: int = Field(default=3, ge=2, le=100)
+    stop_after_same_call: int = Field(default=5, ge=2, le=100)
 
 
 class ToolRetrieval(BaseModel):

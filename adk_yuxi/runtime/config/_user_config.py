@@ -27,6 +27,7 @@ _CEILINGS = (
     "max_tool_calls_per_turn",
     "max_tool_failures",
     "stop_after_same_failure",
+    "stop_after_same_call",
 )
 
 
