@@ -73,6 +73,10 @@ class HybridSearch:
         file_id: str | None = None,
     ) -> list[ChunkHit]:  # fmt: skip
         """The best ``top_k`` chunks of ``kb_ids`` for ``query``, best first."""
+        # SQLite reads run inline and a cached index ranks without waiting, so a query
+        # might never suspend: a loop of them (polling for a file) would starve every
+        # other task of the loop, the ingest it waits for included. One turn each.
+        await asyncio.sleep(0)
         states = await base_states(store, kb_ids)
         labels = self._dense_labels(states)
         keys = query_keys(query)
