@@ -55,17 +55,31 @@ class HybridSearch:
         self.query_cache = query_cache
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
-    async def embed_query(self, text: str) -> np.ndarray:
-        assert self.embedder is not None
+    def _cached(self, text: str) -> np.ndarray | None:
         vector = self._vectors.get(text)
         if vector is not None:
             self._vectors.move_to_end(text)
-            return vector
-        vector = await asyncio.to_thread(self.embedder.query, text)
+        return vector
+
+    def _embed(self, text: str) -> tuple[np.ndarray, float]:
+        """The question's vector and the milliseconds it took (in a worker thread)."""
+        assert self.embedder is not None
+        started = time.perf_counter()
+        vector = self.embedder.query(text)
+        return vector, (time.perf_counter() - started) * 1000
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
         if self.query_cache:
             self._vectors[text] = vector
             while len(self._vectors) > self.query_cache:
                 self._vectors.popitem(last=False)
+
+    async def embed_query(self, text: str) -> np.ndarray:
+        cached = self._cached(text)
+        if cached is not None:
+            return cached
+        vector, _ = await asyncio.to_thread(self._embed, text)
+        self._remember(text, vector)
         return vector
 
     async def query(
@@ -83,14 +97,27 @@ class HybridSearch:
         if not labels and len(kb_ids) == 1:
             return await self._lexical_only(store, kb_ids[0], states, keys, top_k, file_id)
         wanted = max(top_k, _CANDIDATES)
-        lexical = {
-            kb_id: await self.lexical.rank(
-                store, kb_id, keys, wanted, file_id, states[kb_id].revision
-            )
-            for kb_id in kb_ids
-            if kb_id in states
-        }
-        dense = await self._dense(store, labels, query, wanted, file_id) if labels else []
+        vector = self._cached(query) if labels else None
+        embedding = None
+        if labels and vector is None:  # the model runs while the lexical side ranks
+            embedding = asyncio.ensure_future(asyncio.to_thread(self._embed, query))
+            embedding.add_done_callback(_retrieved)
+        try:
+            lexical = {
+                kb_id: await self.lexical.rank(
+                    store, kb_id, keys, wanted, file_id, states[kb_id].revision
+                )
+                for kb_id in kb_ids
+                if kb_id in states
+            }
+            if embedding is not None:
+                vector, spent_ms = await embedding
+                self._remember(query, vector)
+                annotate({"yuxi.knowledge.embed_ms": spent_ms})
+        finally:
+            if embedding is not None and not embedding.done():
+                embedding.cancel()
+        dense = await self._dense(store, labels, vector, wanted, file_id) if labels else []
         rows: dict[int, Any] = {}
         if len(lexical) == 1:
             lexical_order = [cid for ranked in lexical.values() for cid, _ in ranked]
@@ -138,14 +165,11 @@ class HybridSearch:
         return {kb: label for kb, label in found.items() if label is not None}
 
     async def _dense(
-        self, store: SqlStore, labels: dict[str, tuple[str, str]], query: str, wanted: int,
-        file_id: str | None,
+        self, store: SqlStore, labels: dict[str, tuple[str, str]], vector: np.ndarray | None,
+        wanted: int, file_id: str | None,
     ) -> list[DenseHit]:  # fmt: skip
         """The ``wanted`` nearest chunks over the bases with vectors, by similarity."""
-        assert self.embedder is not None
-        started = time.perf_counter()
-        vector = await self.embed_query(query)
-        annotate({"yuxi.knowledge.embed_ms": (time.perf_counter() - started) * 1000})
+        assert self.embedder is not None and vector is not None
         found: list[DenseHit] = []
         for kb_id, label in labels.items():
             found += await self.dense.search(
@@ -154,6 +178,12 @@ class HybridSearch:
         if len(labels) > 1:
             found.sort(key=lambda hit: -hit.similarity)
         return found[:wanted]
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Marks an embedding's failure seen when the query it served failed first."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _lexical_ranking(
