@@ -47,9 +47,9 @@ class Bm25Index:
     """Immutable: a change to the base makes a new index from these segments (cheap)."""
 
     def __init__(self, segments: Sequence[Segment]) -> None:
-        self.segments = tuple(s for s in segments if s.n_docs)
-        self.n_docs = sum(s.n_docs for s in self.segments)
-        total = sum(s.total_length for s in self.segments)
+        self.segments = tuple(s for s in segments if s.live_docs)
+        self.n_docs = sum(s.live_docs for s in self.segments)
+        total = sum(s.live_length for s in self.segments)
         avg = total / self.n_docs if self.n_docs and total else 1.0
         self._norms = [
             (K1 * (1 - B + B * s.lengths.astype(np.float64) / avg)).astype(np.float32)
@@ -109,11 +109,14 @@ class Bm25Index:
             rows = where[hit]
             starts = segment.indptr[rows].tolist()
             ends = segment.indptr[rows + 1].tolist()
+            dead = segment.dead
             for number, row, start, end in zip(
                 hit.tolist(), rows.tolist(), starts, ends, strict=True
             ):
                 found.append((at, number, row, start, end))
                 df[number] += end - start
+                if dead is not None:  # tombstoned documents count for nothing
+                    df[number] -= int(np.count_nonzero(dead[segment.docs[start:end]]))
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         return [_Term(at, row, start, end, idf[n]) for at, n, row, start, end in found]
 
@@ -151,6 +154,9 @@ def _score(
         if only is not None:
             inside = (docs >= only[1]) & (docs < only[2])
             docs, tf = docs[inside], None if tf is None else tf[inside]
+        elif segment.dead is not None:  # (a file asked for is live: none of it is dead)
+            alive = ~segment.dead[docs]
+            docs, tf = docs[alive], None if tf is None else tf[alive]
         if not len(docs):
             continue
         if tf is None:  # every frequency 1

@@ -157,8 +157,8 @@ class Segment:
     """Immutable. Documents ``0..n-1`` in file order; ``files`` maps a file to its range."""
 
     __slots__ = (
-        *("cids", "docs", "files", "indptr", "lengths", "multi_offsets", "multi_terms"),
-        *("multi_tf", "terms", "total_length"),
+        *("cids", "dead", "docs", "files", "indptr", "lengths", "live_docs", "live_length"),
+        *("multi_offsets", "multi_terms", "multi_tf", "terms", "total_length"),
     )
 
     def __init__(
@@ -188,6 +188,9 @@ class Segment:
             packed = _pack(indptr.astype(np.int64), docs, tf)
             self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
         self.total_length = int(lengths.sum(dtype=np.int64))
+        self.dead: npt.NDArray[np.bool_] | None = None  # tombstones: deleted documents
+        self.live_docs = len(cids)
+        self.live_length = self.total_length
 
     @property
     def n_docs(self) -> int:
@@ -199,7 +202,8 @@ class Segment:
             *(self.cids, self.lengths, self.terms, self.indptr, self.docs),
             *(self.multi_terms, self.multi_offsets, self.multi_tf),
         )
-        return sum(a.nbytes for a in arrays) + 120 * len(self.files)
+        dead = 0 if self.dead is None else self.dead.nbytes
+        return sum(a.nbytes for a in arrays) + dead + 120 * len(self.files)
 
     @classmethod
     def build(cls, rows: SegmentRows) -> Segment:
@@ -272,14 +276,53 @@ class Segment:
         counts = offsets[1:] - offsets[:-1]
         return np.repeat(self.terms, counts), self.docs.astype(np.int64)
 
-    def without(self, file_ids: set[str]) -> Segment | None:
-        """This segment less some files (None when nothing is left): masks, no re-sort."""
+    def tombstoned(self, file_ids: set[str]) -> Segment | None:
+        """This segment less some files, in constant time but for a mask of its
+        documents: the postings stay, the files' documents are marked dead (filtered at
+        query time, their statistics subtracted) until `purged` drops them. None when
+        nothing is left."""
         gone = [self.files[f] for f in file_ids if f in self.files]
         if not gone:
             return self
-        keep = np.ones(self.n_docs, dtype=bool)
+        dead = np.zeros(self.n_docs, dtype=bool) if self.dead is None else self.dead.copy()
+        for low, high in gone:
+            dead[low:high] = True
+        live = self.n_docs - int(dead.sum())
+        if not live:
+            return None
+        out = Segment.__new__(Segment)
+        for name in Segment.__slots__:
+            setattr(out, name, getattr(self, name))
+        out.files = {f: span for f, span in self.files.items() if f not in file_ids}
+        out.dead = dead
+        out.live_docs = live
+        out.live_length = int(self.lengths[~dead].sum(dtype=np.int64))
+        return out
+
+    @property
+    def dead_share(self) -> float:
+        return 1 - self.live_docs / self.n_docs if self.n_docs else 0.0
+
+    def purged(self) -> Segment:
+        """The same live documents without the dead ones' postings (array work)."""
+        if self.dead is None:
+            return self
+        out = self._masked(set(), ~self.dead)
+        assert out is not None  # a segment with no live document is dropped, not kept
+        return out
+
+    def without(self, file_ids: set[str]) -> Segment | None:
+        """This segment less some files (None when nothing is left): masks, no re-sort."""
+        gone = [self.files[f] for f in file_ids if f in self.files]
+        if not gone and self.dead is None:
+            return self
+        keep = np.ones(self.n_docs, dtype=bool) if self.dead is None else ~self.dead
         for low, high in gone:
             keep[low:high] = False
+        return self._masked(file_ids, keep)
+
+    def _masked(self, file_ids: set[str], keep: npt.NDArray[np.bool_]) -> Segment | None:
+        """The documents of ``keep`` (the files left: ours but ``file_ids``)."""
         if not keep.any():
             return None
         renumber = np.cumsum(keep) - 1
@@ -314,9 +357,10 @@ class Segment:
 
     @classmethod
     def merge(cls, segments: Sequence[Segment]) -> Segment:
-        """One segment holding these segments' documents, in their order."""
+        """One segment holding these segments' live documents, in their order."""
         keys, docs, tfs, files = [], [], [], {}
         offset = 0
+        segments = [segment.purged() for segment in segments]
         for segment in segments:
             k, d = segment.postings()
             keys.append(k)
