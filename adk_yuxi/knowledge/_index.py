@@ -116,7 +116,7 @@ class Bm25Index:
                 found.append((at, number, row, start, end))
                 df[number] += end - start
                 if dead is not None:  # tombstoned documents count for nothing
-                    df[number] -= int(np.count_nonzero(dead[segment.docs[start:end]]))
+                    df[number] -= segment.dead_in(row, start, end)
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         return [_Term(at, row, start, end, idf[n]) for at, n, row, start, end in found]
 
@@ -154,9 +154,6 @@ def _score(
         if only is not None:
             inside = (docs >= only[1]) & (docs < only[2])
             docs, tf = docs[inside], None if tf is None else tf[inside]
-        elif segment.dead is not None:  # (a file asked for is live: none of it is dead)
-            alive = ~segment.dead[docs]
-            docs, tf = docs[alive], None if tf is None else tf[alive]
         if not len(docs):
             continue
         if tf is None:  # every frequency 1
@@ -170,20 +167,30 @@ def _score(
     total = sum(len(d) for d in docs_of)
     if not total:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
+    dead = segment.dead if only is None else None  # (a file asked for is live)
     if total * _DENSE >= segment.n_docs:
         dense = np.bincount(
             np.concatenate(docs_of), np.concatenate(weights_of), minlength=segment.n_docs
         )
+        if dead is not None:  # tombstones: their spans zeroed, no pass over the rest
+            for low, high in zip(*segment.dead_spans, strict=True):
+                dense[low:high] = 0
         hit: Ints = np.flatnonzero(dense).astype(np.int64)
         return hit, dense[hit].astype(np.float64)
+    weights: Floats
     if len(docs_of) == 1:
-        return docs_of[0].astype(np.int64), weights_of[0].astype(np.float64)
-    docs = np.concatenate(docs_of)
-    order = np.argsort(docs, kind="stable")
-    docs = docs[order]
-    starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
-    weights = np.concatenate(weights_of)[order].astype(np.float64)
-    return docs[starts].astype(np.int64), np.add.reduceat(weights, starts)
+        found, weights = docs_of[0].astype(np.int64), weights_of[0].astype(np.float64)
+    else:
+        merged = np.concatenate(docs_of)
+        order = np.argsort(merged, kind="stable")
+        merged = merged[order]
+        starts = np.flatnonzero(np.concatenate(([True], merged[1:] != merged[:-1])))
+        weights = np.add.reduceat(np.concatenate(weights_of)[order].astype(np.float64), starts)
+        found = merged[starts].astype(np.int64)
+    if dead is not None:
+        alive = ~dead[found]
+        found, weights = found[alive], weights[alive]
+    return found, weights
 
 
 def _best(docs: Ints, scores: Floats, cids: Ints | None, k: int) -> tuple[Ints, Floats]:

@@ -158,7 +158,7 @@ class Segment:
 
     __slots__ = (
         *("cids", "dead", "docs", "files", "indptr", "lengths", "live_docs", "live_length"),
-        *("multi_offsets", "multi_terms", "multi_tf", "terms", "total_length"),
+        *("multi_offsets", "multi_terms", "multi_tf", "terms", "total_length", "dead_spans"),
     )
 
     def __init__(
@@ -189,6 +189,7 @@ class Segment:
             self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
         self.total_length = int(lengths.sum(dtype=np.int64))
         self.dead: npt.NDArray[np.bool_] | None = None  # tombstones: deleted documents
+        self.dead_spans = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # as (lows, highs)
         self.live_docs = len(cids)
         self.live_length = self.total_length
 
@@ -295,9 +296,27 @@ class Segment:
             setattr(out, name, getattr(self, name))
         out.files = {f: span for f, span in self.files.items() if f not in file_ids}
         out.dead = dead
+        # Whole files are contiguous: the dead documents as ranges, for `dead_in`.
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], dead.view(np.int8), [0]))))
+        out.dead_spans = (edges[0::2].astype(np.int64), edges[1::2].astype(np.int64))
         out.live_docs = live
         out.live_length = int(self.lengths[~dead].sum(dtype=np.int64))
         return out
+
+    def dead_in(self, row: int, start: int, end: int) -> int:
+        """How many of term number ``row``'s postings (``start:end``) are tombstoned:
+        by binary search of the dead files' ranges in its two ascending runs (postings
+        with a frequency above 1, then the rest), not a pass over the postings."""
+        assert self.dead is not None
+        at = int(np.searchsorted(self.multi_terms, row))
+        multi = 0
+        if at < len(self.multi_terms) and self.multi_terms[at] == row:
+            multi = int(self.multi_offsets[at + 1] - self.multi_offsets[at])
+        lows, highs = self.dead_spans
+        count = 0
+        for part in (self.docs[start : start + multi], self.docs[start + multi : end]):
+            count += int((np.searchsorted(part, highs) - np.searchsorted(part, lows)).sum())
+        return count
 
     @property
     def dead_share(self) -> float:
