@@ -26,6 +26,7 @@ __all__ = ["VECTOR_DTYPE", "BaseState", "DenseHit", "DenseSearch", "base_states"
 
 VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
 _LOAD_PAGE = 5000
+_ID_PAGE = 50_000
 _MAX_BASES = 64
 
 
@@ -41,6 +42,8 @@ class _Entry:
     model: str
     index: Any  # usearch.index.Index, keyed by chunk id
     size: int
+    cids: np.ndarray  # the chunk ids it holds, ascending
+    removed: int = 0  # removed since built (usearch keeps their slots)
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,13 @@ class DenseSearch:
             current = self._entries.get(kb_id)
             if current is not None and current.label == label:
                 return current
-            rows = await _vector_rows(store, kb_id)
-            entry = await asyncio.to_thread(_build, label, model, rows)
-            del rows
+            entry = None
+            if current is not None and current.model == model:
+                entry = await _updated(store, kb_id, label, current)
+            if entry is None:
+                rows = await _vector_rows(store, kb_id)
+                entry = await asyncio.to_thread(_build, label, model, rows)
+                del rows
             self._entries[kb_id] = entry
             while len(self._entries) > _MAX_BASES:
                 self._entries.popitem(last=False)
@@ -174,11 +181,77 @@ def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
     Index = _index_class()
     dims = len(bytes(rows[0][1])) // 2 if rows else 1
     index = Index(ndim=dims, metric="cos", dtype="i8")
+    keys = np.fromiter((int(r[0]) for r in rows), np.uint64, len(rows))
     if rows:
-        keys = np.fromiter((int(r[0]) for r in rows), np.uint64, len(rows))
         matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), VECTOR_DTYPE)
         index.add(keys, matrix.reshape(len(rows), dims).astype(np.float32))
-    return _Entry(label, model, index, len(rows))
+    return _Entry(label, model, index, len(rows), np.sort(keys.astype(np.int64)))
+
+
+async def _updated(
+    store: SqlStore, kb_id: str, label: tuple[str, str], held: _Entry
+) -> _Entry | None:
+    """The held index brought to the base's vectors as they are now, by chunk id: the
+    vectors of chunks gone removed, the new ones read and added (a file ingested adds
+    its own, nothing is rebuilt). None when a full build is due: the base changed by
+    more than half, or a quarter of the index's slots are removed ones."""
+    now = await _vector_ids(store, kb_id)
+    gone = np.setdiff1d(held.cids, now, assume_unique=True)
+    new = np.setdiff1d(now, held.cids, assume_unique=True)
+    removed = held.removed + len(gone)
+    if not held.size or 2 * len(new) > len(now) or 4 * removed > len(now) + 64:
+        return None
+    if len(gone):
+        held.index.remove(gone.astype(np.uint64))  # marks: cheap, on the loop
+    rows = await _rows_of(store, new.tolist())
+    if rows:
+        dims = held.index.ndim
+        matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), VECTOR_DTYPE)
+        keys = np.fromiter((int(r[0]) for r in rows), np.uint64, len(rows))
+        vectors = matrix.reshape(len(rows), dims).astype(np.float32)
+        await asyncio.to_thread(_add, held.index, keys, vectors)
+    cids = np.union1d(np.setdiff1d(held.cids, gone), [int(r[0]) for r in rows]).astype(np.int64)
+    return _Entry(label, held.model, held.index, len(cids), cids, removed)
+
+
+def _add(index: Any, keys: np.ndarray, vectors: np.ndarray) -> None:
+    """Adds the keys it does not hold yet (an update cancelled meanwhile may have added
+    some: its thread runs to the end)."""
+    fresh = ~np.asarray(index.contains(keys), dtype=bool)
+    if fresh.any():
+        index.add(keys[fresh], vectors[fresh], threads=1)
+
+
+async def _vector_ids(store: SqlStore, kb_id: str) -> np.ndarray:
+    """The chunk ids of the base's vectors, ascending (a page of 50,000 at a time)."""
+    parts: list[np.ndarray] = []
+    after = -1
+    while True:
+        async with store.read() as tx:
+            page = await tx.fetchall(
+                "SELECT cid FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
+                f" ORDER BY cid LIMIT {_ID_PAGE}",
+                {"kb": kb_id, "after": after},
+            )
+        parts.append(np.fromiter((int(r[0]) for r in page), np.int64, len(page)))
+        if len(page) < _ID_PAGE:
+            return np.concatenate(parts)
+        after = int(page[-1][0])
+        await asyncio.sleep(0)
+
+
+async def _rows_of(store: SqlStore, cids: list[int]) -> list[Any]:
+    """(chunk id, vector) of these chunks that still have one, 500 a statement."""
+    rows: list[Any] = []
+    for at in range(0, len(cids), 500):
+        batch = {f"c{i}": c for i, c in enumerate(cids[at : at + 500])}
+        async with store.read() as tx:
+            rows += await tx.fetchall(
+                "SELECT cid, vector FROM yx_kb_vectors"
+                f" WHERE cid IN ({', '.join(':' + k for k in batch)})",
+                batch,
+            )
+    return rows
 
 
 async def _file_hits(
