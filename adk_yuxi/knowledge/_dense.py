@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,18 +22,17 @@ import numpy as np
 
 from .._sql.store import SqlStore
 
-__all__ = ["VECTOR_DTYPE", "DenseHit", "DenseSearch", "vector_label"]
+__all__ = ["VECTOR_DTYPE", "BaseState", "DenseHit", "DenseSearch", "base_states", "vector_label"]
 
 VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
 _LOAD_PAGE = 5000
+_ID_PAGE = 50_000
 _MAX_BASES = 64
 
 
 @dataclass(frozen=True)
 class DenseHit:
     cid: int
-    file_id: str
-    seq: int
     similarity: float
 
 
@@ -40,37 +40,55 @@ class DenseHit:
 class _Entry:
     label: tuple[str, str]
     model: str
-    index: Any  # usearch.index.Index
-    file_ids: list[str]
-    files: np.ndarray  # per key (chunk id): position in file_ids
-    seqs: np.ndarray
-    keys: dict[int, int]  # chunk id -> row
-
-    def hit(self, cid: int, similarity: float) -> DenseHit:
-        row = self.keys[cid]
-        return DenseHit(cid, self.file_ids[int(self.files[row])], int(self.seqs[row]), similarity)
+    index: Any  # usearch.index.Index, keyed by chunk id
+    size: int
+    cids: np.ndarray  # the chunk ids it holds, ascending
+    removed: int = 0  # removed since built (usearch keeps their slots)
 
 
-async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], str] | None:
-    """The base's (revision, vector revision) and embedding model; None without vectors."""
-    return (await vector_labels(store, [kb_id])).get(kb_id)
+@dataclass(frozen=True)
+class BaseState:
+    """What a query reads of a base before ranking, in one statement with the others."""
+
+    revision: str
+    vectors: tuple[str, str] | None  # (vector revision, model); None without vectors
+
+    def dense_label(self, model: str) -> tuple[str, str] | None:
+        """The label of a dense index current for this state, when ``model`` made the
+        base's vectors."""
+        if self.vectors is None or self.vectors[1] != model:
+            return None
+        return (self.revision, self.vectors[0])
 
 
-async def vector_labels(
-    store: SqlStore, kb_ids: Sequence[str]
-) -> dict[str, tuple[tuple[str, str], str]]:
-    """`vector_label` of each base that has vectors, in one statement."""
+async def base_states(store: SqlStore, kb_ids: Sequence[str]) -> dict[str, BaseState]:
+    """Each existing base's revision and vector revision and model, in one statement."""
     params = {f"k{i}": kb for i, kb in enumerate(kb_ids)}
     if not params:
         return {}
     async with store.read() as tx:
-        rows = await tx.fetchall(
-            "SELECT b.kb_id, b.revision, e.revision, e.model FROM yx_kb_bases b"
-            " JOIN yx_kb_embeddings e ON e.kb_id = b.kb_id"
-            f" WHERE b.kb_id IN ({', '.join(':' + key for key in params)})",
-            params,
-        )
-    return {str(r[0]): ((str(r[1]), str(r[2])), str(r[3])) for r in rows}
+        rows = await tx.fetchall(_states_sql(len(params)), params)
+    return {
+        str(r[0]): BaseState(str(r[1]), None if r[2] is None else (str(r[2]), str(r[3])))
+        for r in rows
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def _states_sql(count: int) -> str:
+    return (
+        "SELECT b.kb_id, b.revision, e.revision, e.model FROM yx_kb_bases b"
+        " LEFT JOIN yx_kb_embeddings e ON e.kb_id = b.kb_id"
+        f" WHERE b.kb_id IN ({', '.join(f':k{i}' for i in range(count))})"
+    )
+
+
+async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], str] | None:
+    """The base's (revision, vector revision) and embedding model; None without vectors."""
+    state = (await base_states(store, [kb_id])).get(kb_id)
+    if state is None or state.vectors is None:
+        return None
+    return (state.revision, state.vectors[0]), state.vectors[1]
 
 
 class DenseSearch:
@@ -85,7 +103,7 @@ class DenseSearch:
 
     @property
     def nbytes(self) -> int:
-        return sum(int(e.index.memory_usage) + e.files.nbytes * 3 for e in self._entries.values())
+        return sum(int(e.index.memory_usage) for e in self._entries.values())
 
     async def search(
         self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str,
@@ -101,12 +119,13 @@ class DenseSearch:
             if entry is None:
                 return []
         self._entries.move_to_end(kb_id)
-        if not entry.keys:
+        if not entry.size:
             return []
-        matches = entry.index.search(vector.astype(np.float32), min(k, len(entry.keys)))
+        # One thread: a single question gains nothing from usearch's pool, only the hop.
+        matches = entry.index.search(np.asarray(vector, np.float32), min(k, entry.size), threads=1)
         return [
-            entry.hit(int(key), 1.0 - float(distance))
-            for key, distance in zip(matches.keys, matches.distances, strict=True)
+            DenseHit(key, 1.0 - distance)
+            for key, distance in zip(matches.keys.tolist(), matches.distances.tolist(), strict=True)
         ]
 
     async def _load(
@@ -117,9 +136,13 @@ class DenseSearch:
             current = self._entries.get(kb_id)
             if current is not None and current.label == label:
                 return current
-            rows = await _vector_rows(store, kb_id)
-            entry = await asyncio.to_thread(_build, label, model, rows)
-            del rows
+            entry = None
+            if current is not None and current.model == model:
+                entry = await _updated(store, kb_id, label, current)
+            if entry is None:
+                rows = await _vector_rows(store, kb_id)
+                entry = await asyncio.to_thread(_build, label, model, rows)
+                del rows
             self._entries[kb_id] = entry
             while len(self._entries) > _MAX_BASES:
                 self._entries.popitem(last=False)
@@ -132,9 +155,8 @@ async def _vector_rows(store: SqlStore, kb_id: str) -> list[Any]:
     while True:
         async with store.read() as tx:
             page = await tx.fetchall(
-                "SELECT v.cid, v.file_id, c.seq, v.vector FROM yx_kb_vectors v"
-                " JOIN yx_kb_chunks c ON c.cid = v.cid WHERE v.kb_id = :kb AND v.cid > :after"
-                f" ORDER BY v.cid LIMIT {_LOAD_PAGE}",
+                "SELECT cid, vector FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
+                f" ORDER BY cid LIMIT {_LOAD_PAGE}",
                 {"kb": kb_id, "after": after},
             )
         rows.extend(page)
@@ -157,26 +179,79 @@ def _index_class() -> Any:
 
 def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
     Index = _index_class()
-
-    file_ids: list[str] = []
-    positions: dict[str, int] = {}
-    files = np.empty(len(rows), np.int32)
-    seqs = np.empty(len(rows), np.int32)
-    keys = np.empty(len(rows), np.uint64)
-    for row_at, (cid, file_id, seq, _) in enumerate(rows):
-        files[row_at] = positions.setdefault(file_id, len(positions))
-        if files[row_at] == len(file_ids):
-            file_ids.append(file_id)
-        seqs[row_at] = seq
-        keys[row_at] = cid
-    dims = len(bytes(rows[0][3])) // 2 if rows else 1
+    dims = len(bytes(rows[0][1])) // 2 if rows else 1
     index = Index(ndim=dims, metric="cos", dtype="i8")
+    keys = np.fromiter((int(r[0]) for r in rows), np.uint64, len(rows))
     if rows:
-        matrix = np.frombuffer(b"".join(bytes(r[3]) for r in rows), VECTOR_DTYPE)
+        matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), VECTOR_DTYPE)
         index.add(keys, matrix.reshape(len(rows), dims).astype(np.float32))
-    return _Entry(
-        label, model, index, file_ids, files, seqs, {int(k): i for i, k in enumerate(keys)}
-    )
+    return _Entry(label, model, index, len(rows), np.sort(keys.astype(np.int64)))
+
+
+async def _updated(
+    store: SqlStore, kb_id: str, label: tuple[str, str], held: _Entry
+) -> _Entry | None:
+    """The held index brought to the base's vectors as they are now, by chunk id: the
+    vectors of chunks gone removed, the new ones read and added (a file ingested adds
+    its own, nothing is rebuilt). None when a full build is due: the base changed by
+    more than half, or a quarter of the index's slots are removed ones."""
+    now = await _vector_ids(store, kb_id)
+    gone = np.setdiff1d(held.cids, now, assume_unique=True)
+    new = np.setdiff1d(now, held.cids, assume_unique=True)
+    removed = held.removed + len(gone)
+    if not held.size or 2 * len(new) > len(now) or 4 * removed > len(now) + 64:
+        return None
+    if len(gone):
+        held.index.remove(gone.astype(np.uint64))  # marks: cheap, on the loop
+    rows = await _rows_of(store, new.tolist())
+    if rows:
+        dims = held.index.ndim
+        matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), VECTOR_DTYPE)
+        keys = np.fromiter((int(r[0]) for r in rows), np.uint64, len(rows))
+        vectors = matrix.reshape(len(rows), dims).astype(np.float32)
+        await asyncio.to_thread(_add, held.index, keys, vectors)
+    cids = np.union1d(np.setdiff1d(held.cids, gone), [int(r[0]) for r in rows]).astype(np.int64)
+    return _Entry(label, held.model, held.index, len(cids), cids, removed)
+
+
+def _add(index: Any, keys: np.ndarray, vectors: np.ndarray) -> None:
+    """Adds the keys it does not hold yet (an update cancelled meanwhile may have added
+    some: its thread runs to the end)."""
+    fresh = ~np.asarray(index.contains(keys), dtype=bool)
+    if fresh.any():
+        index.add(keys[fresh], vectors[fresh], threads=1)
+
+
+async def _vector_ids(store: SqlStore, kb_id: str) -> np.ndarray:
+    """The chunk ids of the base's vectors, ascending (a page of 50,000 at a time)."""
+    parts: list[np.ndarray] = []
+    after = -1
+    while True:
+        async with store.read() as tx:
+            page = await tx.fetchall(
+                "SELECT cid FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
+                f" ORDER BY cid LIMIT {_ID_PAGE}",
+                {"kb": kb_id, "after": after},
+            )
+        parts.append(np.fromiter((int(r[0]) for r in page), np.int64, len(page)))
+        if len(page) < _ID_PAGE:
+            return np.concatenate(parts)
+        after = int(page[-1][0])
+        await asyncio.sleep(0)
+
+
+async def _rows_of(store: SqlStore, cids: list[int]) -> list[Any]:
+    """(chunk id, vector) of these chunks that still have one, 500 a statement."""
+    rows: list[Any] = []
+    for at in range(0, len(cids), 500):
+        batch = {f"c{i}": c for i, c in enumerate(cids[at : at + 500])}
+        async with store.read() as tx:
+            rows += await tx.fetchall(
+                "SELECT cid, vector FROM yx_kb_vectors"
+                f" WHERE cid IN ({', '.join(':' + k for k in batch)})",
+                batch,
+            )
+    return rows
 
 
 async def _file_hits(
@@ -185,13 +260,12 @@ async def _file_hits(
     """Exact search over one file's vectors, read fresh (a file is small)."""
     async with store.read() as tx:
         rows = await tx.fetchall(
-            "SELECT v.cid, c.seq, v.vector FROM yx_kb_vectors v JOIN yx_kb_chunks c"
-            " ON c.cid = v.cid WHERE v.file_id = :f AND v.kb_id = :kb",
+            "SELECT cid, vector FROM yx_kb_vectors WHERE file_id = :f AND kb_id = :kb",
             {"f": file_id, "kb": kb_id},
         )
     if not rows:
         return []
-    matrix = np.stack([np.frombuffer(bytes(r[2]), VECTOR_DTYPE) for r in rows])
+    matrix = np.stack([np.frombuffer(bytes(r[1]), VECTOR_DTYPE) for r in rows])
     scores = matrix.astype(np.float32) @ vector.astype(np.float32)
     order = np.argsort(-scores)[:k]
-    return [DenseHit(int(rows[i][0]), file_id, int(rows[i][1]), float(scores[i])) for i in order]
+    return [DenseHit(int(rows[i][0]), float(scores[i])) for i in order]

@@ -23,7 +23,7 @@ __all__ = ["RRF_K", "WEIGHTS", "Fused", "fuse"]
 
 RRF_K = 2
 WEIGHTS = {"lexical": 0.5, "dense": 1.0}
-Key = tuple[str, str, int]  # (kb_id, file_id, seq)
+Key = int  # a chunk id: unique across bases, never reused
 
 
 @dataclass

@@ -3,9 +3,12 @@
 Each base answers lexically as it always has (its index, revision and freshness rules).
 When bases hold vectors from the configured embedding model, the question is embedded
 once and each of them answers densely too; `fuse` then ranks every candidate by
-reciprocal rank. Dense candidates are read back by chunk id after the search, so a
-chunk of a deleted file is never returned. A single base without vectors answers
-exactly as before (BM25 scores), and every hit says which signals found it.
+reciprocal rank. A query reads, in one statement, every named base's revision and
+vector revision; ranks on chunk ids alone; and reads the rows of the fused best in one
+more statement (several bases: of every lexical candidate, whose words the cross-base
+order needs). A chunk of a deleted file is never returned: its row is gone. A single
+base without vectors answers exactly as before (BM25 scores), and every hit says which
+signals found it.
 """
 
 from __future__ import annotations
@@ -21,122 +24,201 @@ import numpy as np
 
 from .._sql.store import SqlStore
 from ..observability._tracing import annotate
-from ._dense import DenseHit, DenseSearch, vector_labels
+from ._dense import BaseState, DenseHit, DenseSearch, base_states
 from ._embedding import Embedder
-from ._fusion import Key, fuse
+from ._fusion import fuse
 from ._search import ChunkHit, KnowledgeSearch
 from ._terms import chunk_terms, query_keys
 
-__all__ = ["HybridSearch"]
+__all__ = ["QUERY_CACHE", "HybridSearch"]
 
 _CANDIDATES = 20
-_QUERY_CACHE = 256
+QUERY_CACHE = 256  # questions whose vectors are kept (a repeated question is not re-embedded)
+_SPARE = 5  # fused hits read beyond top_k, for dense hits deleted meanwhile
+
+Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 
 
 class HybridSearch:
     """The query path of one store: its lexical and dense indexes and its embedder."""
 
     def __init__(
-        self, lexical: KnowledgeSearch, dense: DenseSearch, embedder: Embedder | None
+        self,
+        lexical: KnowledgeSearch,
+        dense: DenseSearch,
+        embedder: Embedder | None,
+        query_cache: int = QUERY_CACHE,
     ) -> None:
         self.lexical = lexical
         self.dense = dense
         self.embedder = embedder
+        self.query_cache = query_cache
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
-    async def embed_query(self, text: str) -> np.ndarray:
-        assert self.embedder is not None
+    def _cached(self, text: str) -> np.ndarray | None:
         vector = self._vectors.get(text)
-        if vector is None:
-            vector = await asyncio.to_thread(self.embedder.query, text)
-            self._vectors[text] = vector
-            if len(self._vectors) > _QUERY_CACHE:
-                self._vectors.popitem(last=False)
-        self._vectors.move_to_end(text)
+        if vector is not None:
+            self._vectors.move_to_end(text)
         return vector
 
-    async def _dense_labels(
-        self, store: SqlStore, kb_ids: Sequence[str]
-    ) -> dict[str, tuple[str, str]]:
-        if self.embedder is None:
-            return {}
-        found = await vector_labels(store, kb_ids)
-        return {kb: label for kb, (label, model) in found.items() if model == self.embedder.name}
+    def _embed(self, text: str) -> tuple[np.ndarray, float]:
+        """The question's vector and the milliseconds it took (in a worker thread)."""
+        assert self.embedder is not None
+        started = time.perf_counter()
+        vector = self.embedder.query(text)
+        return vector, (time.perf_counter() - started) * 1000
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        if self.query_cache:
+            self._vectors[text] = vector
+            while len(self._vectors) > self.query_cache:
+                self._vectors.popitem(last=False)
+
+    async def embed_query(self, text: str) -> np.ndarray:
+        cached = self._cached(text)
+        if cached is not None:
+            return cached
+        vector, _ = await asyncio.to_thread(self._embed, text)
+        self._remember(text, vector)
+        return vector
 
     async def query(
         self, store: SqlStore, kb_ids: Sequence[str], query: str, top_k: int,
         file_id: str | None = None,
     ) -> list[ChunkHit]:  # fmt: skip
         """The best ``top_k`` chunks of ``kb_ids`` for ``query``, best first."""
-        labels = await self._dense_labels(store, kb_ids)
-        wanted = max(top_k, _CANDIDATES) if labels or len(kb_ids) > 1 else top_k
-        lexical = {
-            kb_id: await self.lexical.search(store, kb_id, query, wanted, file_id)
-            for kb_id in kb_ids
-        }
+        # SQLite reads run inline and a cached index ranks without waiting, so a query
+        # might never suspend: a loop of them (polling for a file) would starve every
+        # other task of the loop, the ingest it waits for included. One turn each.
+        await asyncio.sleep(0)
+        states = await base_states(store, kb_ids)
+        labels = self._dense_labels(states)
+        keys = query_keys(query)
         if not labels and len(kb_ids) == 1:
-            return lexical[kb_ids[0]]
-        dense: list[tuple[str, DenseHit]] = []
-        if labels:
-            assert self.embedder is not None
-            started = time.perf_counter()
-            vector = await self.embed_query(query)
-            annotate({"yuxi.knowledge.embed_ms": (time.perf_counter() - started) * 1000})
-            for kb_id, label in labels.items():
-                found = await self.dense.search(
-                    store, kb_id, label, self.embedder.name, vector, wanted, file_id
+            return await self._lexical_only(store, kb_ids[0], states, keys, top_k, file_id)
+        wanted = max(top_k, _CANDIDATES)
+        vector = self._cached(query) if labels else None
+        embedding = None
+        if labels and vector is None:  # the model runs while the lexical side ranks
+            embedding = asyncio.ensure_future(asyncio.to_thread(self._embed, query))
+            embedding.add_done_callback(_retrieved)
+        try:
+            lexical = {
+                kb_id: await self.lexical.rank(
+                    store, kb_id, keys, wanted, file_id, states[kb_id].revision
                 )
-                dense.extend((kb_id, hit) for hit in found)
-            dense.sort(key=lambda pair: -pair[1].similarity)
-        lists: list[tuple[str, Sequence[Key]]] = [("lexical", _lexical_ranking(query, lexical))]
-        lists.append(("dense", [(kb, h.file_id, h.seq) for kb, h in dense[:wanted]]))
-        fused = fuse(lists, top_k + 5)  # a few spare, for dense hits deleted meanwhile
-        known = {(h.kb_id, h.file_id, h.seq): h for hits in lexical.values() for h in hits}
-        cids = {(kb, h.file_id, h.seq): h.cid for kb, h in dense}
-        rows = await _rows(store, [cids[f.key] for f in fused if f.key not in known])
-        out = []
-        for item in fused:
-            hit = known.get(item.key)
-            if hit is None:
-                row = rows.get(cids[item.key])
-                if row is None or row[1] != item.key[0] or row[7] is None:
-                    continue
-                hit = ChunkHit(
-                    kb_id=row[1], file_id=row[2], file_name=row[7], seq=int(row[3]),
-                    start_line=int(row[4]), end_line=int(row[5]), content=row[6], score=0.0,
-                )  # fmt: skip
-            out.append(_with(hit, round(item.score, 6), item.signals))
-            if len(out) == top_k:
-                break
+                for kb_id in kb_ids
+                if kb_id in states
+            }
+            if embedding is not None:
+                vector, spent_ms = await embedding
+                self._remember(query, vector)
+                annotate({"yuxi.knowledge.embed_ms": spent_ms})
+        finally:
+            if embedding is not None and not embedding.done():
+                embedding.cancel()
+        dense = await self._dense(store, labels, vector, wanted, file_id) if labels else []
+        rows: dict[int, Any] = {}
+        if len(lexical) == 1:
+            lexical_order = [cid for ranked in lexical.values() for cid, _ in ranked]
+        else:  # the cross-base order reads the candidates' words
+            rows = await _rows(
+                store, [cid for ranked in lexical.values() for cid, _ in ranked]
+                + [h.cid for h in dense]
+            )  # fmt: skip
+            lexical_order = _lexical_ranking(keys, lexical, rows)
+        lists = [("lexical", lexical_order), ("dense", [h.cid for h in dense])]
+        fused = fuse(lists, top_k + _SPARE)
+        out: list[ChunkHit] = []
+        at = 0
+        while len(out) < top_k and at < len(fused):
+            # The rows of as many as are still wanted: more only when some were deleted.
+            batch = fused[at : at + top_k - len(out)]
+            at += len(batch)
+            missing = [f.key for f in batch if f.key not in rows]
+            if missing:
+                rows.update(await _rows(store, missing))
+            out += [
+                _hit(rows[f.key], round(f.score, 6), f.signals)
+                for f in batch
+                if _live(rows, f.key, kb_ids)
+            ]
         return out
 
+    async def _lexical_only(
+        self, store: SqlStore, kb_id: str, states: dict[str, BaseState], keys: list[int],
+        top_k: int, file_id: str | None,
+    ) -> list[ChunkHit]:  # fmt: skip
+        """A base without vectors: its BM25 ranking and scores, as before hybrid."""
+        state = states.get(kb_id)
+        if state is None:
+            return []
+        ranked = await self.lexical.rank(store, kb_id, keys, top_k, file_id, state.revision)
+        rows = await _rows(store, [cid for cid, _ in ranked])
+        return [_hit(rows[cid], score) for cid, score in ranked if _live(rows, cid, [kb_id])]
 
-def _lexical_ranking(query: str, per_base: dict[str, list[ChunkHit]]) -> list[Key]:
-    """One base: its BM25 order. Several: BM25 scores of different bases do not compare
-    (a base of one chunk ranks it first on the word "the"), so the candidates of all of
-    them are scored alike: the share of the question's terms each contains, every term
-    weighted by its inverse frequency among the candidates (a word most of them hold,
-    "the", counts for little); ties keep each base's own order."""
-    if len(per_base) == 1:
-        return [(h.kb_id, h.file_id, h.seq) for hits in per_base.values() for h in hits]
-    wanted = np.array(query_keys(query), dtype=np.int64)
-    pool = [(rank, h) for hits in per_base.values() for rank, h in enumerate(hits)]
+    def _dense_labels(self, states: dict[str, BaseState]) -> dict[str, tuple[str, str]]:
+        if self.embedder is None:
+            return {}
+        model = self.embedder.name
+        found = {kb: state.dense_label(model) for kb, state in states.items()}
+        return {kb: label for kb, label in found.items() if label is not None}
+
+    async def _dense(
+        self, store: SqlStore, labels: dict[str, tuple[str, str]], vector: np.ndarray | None,
+        wanted: int, file_id: str | None,
+    ) -> list[DenseHit]:  # fmt: skip
+        """The ``wanted`` nearest chunks over the bases with vectors, by similarity."""
+        assert self.embedder is not None and vector is not None
+        found: list[DenseHit] = []
+        for kb_id, label in labels.items():
+            found += await self.dense.search(
+                store, kb_id, label, self.embedder.name, vector, wanted, file_id
+            )
+        if len(labels) > 1:
+            found.sort(key=lambda hit: -hit.similarity)
+        return found[:wanted]
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Marks an embedding's failure seen when the query it served failed first."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _lexical_ranking(
+    keys: list[int], per_base: dict[str, Ranked], rows: dict[int, Any]
+) -> list[int]:
+    """BM25 scores of different bases do not compare (a base of one chunk ranks it first
+    on the word "the"), so the candidates of all of them are scored alike: the share of
+    the question's terms each contains, every term weighted by its inverse frequency
+    among the candidates (a word most of them hold, "the", counts for little); ties keep
+    each base's own order."""
+    wanted = np.array(keys, dtype=np.int64)
+    pool = [(rank, cid) for ranked in per_base.values() for rank, (cid, _) in enumerate(ranked)]
+    pool = [(rank, cid) for rank, cid in pool if cid in rows]
     if not pool or not len(wanted):
         return []
-    holds = np.array([np.isin(wanted, chunk_terms(h.content).keys) for _, h in pool])
+    holds = np.array([np.isin(wanted, chunk_terms(rows[cid][6]).keys) for _, cid in pool])
     found = holds.sum(axis=0)
     weights = np.log1p((len(pool) - found + 0.5) / (found + 0.5))
     shares = holds @ weights / weights.sum()
     order = sorted(range(len(pool)), key=lambda i: (-float(shares[i]), pool[i][0]))
-    return [(pool[i][1].kb_id, pool[i][1].file_id, pool[i][1].seq) for i in order if shares[i]]
+    return [pool[i][1] for i in order if shares[i]]
 
 
-def _with(hit: ChunkHit, score: float, signals: set[str]) -> ChunkHit:
+def _live(rows: dict[int, Any], cid: int, kb_ids: Sequence[str]) -> bool:
+    """The chunk still exists, in one of the bases asked about, and its file too."""
+    row = rows.get(cid)
+    return row is not None and row[1] in kb_ids and row[7] is not None
+
+
+def _hit(row: Any, score: float, signals: set[str] | None = None) -> ChunkHit:
     order = ("lexical", "dense")
     return ChunkHit(
-        kb_id=hit.kb_id, file_id=hit.file_id, file_name=hit.file_name, seq=hit.seq,
-        start_line=hit.start_line, end_line=hit.end_line, content=hit.content, score=score,
-        signals=tuple(s for s in order if s in signals),
+        kb_id=row[1], file_id=row[2], file_name=row[7], seq=int(row[3]),
+        start_line=int(row[4]), end_line=int(row[5]), content=row[6], score=score,
+        signals=("lexical",) if signals is None else tuple(s for s in order if s in signals),
     )  # fmt: skip
 
 
@@ -152,6 +234,8 @@ def _rows_sql(count: int) -> str:
 
 
 async def _rows(store: SqlStore, cids: list[int]) -> dict[int, Any]:
+    """The rows of these chunks that still exist, by chunk id, in one statement."""
+    cids = list(dict.fromkeys(cids))
     if not cids:
         return {}
     async with store.read() as tx:

@@ -47,9 +47,9 @@ class Bm25Index:
     """Immutable: a change to the base makes a new index from these segments (cheap)."""
 
     def __init__(self, segments: Sequence[Segment]) -> None:
-        self.segments = tuple(s for s in segments if s.n_docs)
-        self.n_docs = sum(s.n_docs for s in self.segments)
-        total = sum(s.total_length for s in self.segments)
+        self.segments = tuple(s for s in segments if s.live_docs)
+        self.n_docs = sum(s.live_docs for s in self.segments)
+        total = sum(s.live_length for s in self.segments)
         avg = total / self.n_docs if self.n_docs and total else 1.0
         self._norms = [
             (K1 * (1 - B + B * s.lengths.astype(np.float64) / avg)).astype(np.float32)
@@ -109,11 +109,14 @@ class Bm25Index:
             rows = where[hit]
             starts = segment.indptr[rows].tolist()
             ends = segment.indptr[rows + 1].tolist()
+            dead = segment.dead
             for number, row, start, end in zip(
                 hit.tolist(), rows.tolist(), starts, ends, strict=True
             ):
                 found.append((at, number, row, start, end))
                 df[number] += end - start
+                if dead is not None:  # tombstoned documents count for nothing
+                    df[number] -= segment.dead_in(row, start, end)
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
         return [_Term(at, row, start, end, idf[n]) for at, n, row, start, end in found]
 
@@ -164,20 +167,30 @@ def _score(
     total = sum(len(d) for d in docs_of)
     if not total:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
+    dead = segment.dead if only is None else None  # (a file asked for is live)
     if total * _DENSE >= segment.n_docs:
         dense = np.bincount(
             np.concatenate(docs_of), np.concatenate(weights_of), minlength=segment.n_docs
         )
+        if dead is not None:  # tombstones: their spans zeroed, no pass over the rest
+            for low, high in zip(*segment.dead_spans, strict=True):
+                dense[low:high] = 0
         hit: Ints = np.flatnonzero(dense).astype(np.int64)
         return hit, dense[hit].astype(np.float64)
+    weights: Floats
     if len(docs_of) == 1:
-        return docs_of[0].astype(np.int64), weights_of[0].astype(np.float64)
-    docs = np.concatenate(docs_of)
-    order = np.argsort(docs, kind="stable")
-    docs = docs[order]
-    starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
-    weights = np.concatenate(weights_of)[order].astype(np.float64)
-    return docs[starts].astype(np.int64), np.add.reduceat(weights, starts)
+        found, weights = docs_of[0].astype(np.int64), weights_of[0].astype(np.float64)
+    else:
+        merged = np.concatenate(docs_of)
+        order = np.argsort(merged, kind="stable")
+        merged = merged[order]
+        starts = np.flatnonzero(np.concatenate(([True], merged[1:] != merged[:-1])))
+        weights = np.add.reduceat(np.concatenate(weights_of)[order].astype(np.float64), starts)
+        found = merged[starts].astype(np.int64)
+    if dead is not None:
+        alive = ~dead[found]
+        found, weights = found[alive], weights[alive]
+    return found, weights
 
 
 def _best(docs: Ints, scores: Floats, cids: Ints | None, k: int) -> tuple[Ints, Floats]:

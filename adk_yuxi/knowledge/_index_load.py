@@ -1,14 +1,16 @@
 """Bringing a base's index up to date from the database: only the files that changed.
 
 The index records the version of each file it holds. A refresh lists the base's files
-(id and version), drops from their segments the files gone or replaced, and reads the
+(id and version), tombstones in their segments the files gone or replaced (a mask of
+dead documents: filtered at query time, their statistics subtracted), and reads the
 term rows of the files new or replaced into new segments. Rows are read a few thousand
 at a time, whole files per statement (so a file's rows are one version), and a segment
 is built as soon as it is full, so a first load holds one segment's rows at a time,
 never the whole base's.
 
 Small segments (from one-file ingests, or shrunk by deletes) are merged later, off
-the query path (`merge_small`).
+the query path (`merge_small`), and so is a segment a quarter tombstones: the merge
+drops the dead documents.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ LOAD_PAGE = 5000
 _FILES_PER_PAGE = 500  # bound parameters per statement (SQLite allows 32,766)
 _SMALL = SEGMENT_DOCS // 4  # segments below this are merged...
 _MERGE_AT = 4  # ...once there are this many
+_PURGE_AT = 0.25  # a segment this share of whose documents are tombstones is purged
 
 
 async def refresh(
@@ -53,7 +56,7 @@ async def refresh(
     new = [(str(f), int(n)) for f, v, n in listed if versions.get(str(f)) != int(v)]
     segments: list[Segment] = list(held.segments) if held is not None else []
     if gone:
-        segments = await asyncio.to_thread(_drop, segments, gone)
+        segments = _drop(segments, gone)  # masks: cheap enough for the loop
     segments += await _read_segments(store, kb_id, new, page_size, segment_docs)
     if len(new) > 1:
         give_back_memory()
@@ -69,9 +72,11 @@ def give_back_memory() -> None:
 
 
 def _drop(segments: Sequence[Segment], gone: set[str]) -> list[Segment]:
+    """Tombstones: each segment marks the files' documents dead, a mask and nothing
+    more, so replacing one file of a full segment costs what its mask costs."""
     out = []
     for segment in segments:
-        kept = segment.without(gone)
+        kept = segment.tombstoned(gone)
         if kept is not None:
             out.append(kept)
     return out
@@ -124,21 +129,29 @@ async def _term_rows(store: SqlStore, kb_id: str, file_ids: list[str]) -> list[A
 
 
 def merge_plan(segments: Sequence[Segment]) -> list[int]:
-    """Which segments to merge now: the small ones, once there are several (empty: none)."""
-    small = [at for at, s in enumerate(segments) if s.n_docs < _SMALL]
-    if len(small) < _MERGE_AT:
-        return []
-    picked, total = [], 0
-    for at in sorted(small, key=lambda a: segments[a].n_docs):
-        if total + segments[at].n_docs > SEGMENT_DOCS:
-            break
-        picked.append(at)
-        total += segments[at].n_docs
-    return sorted(picked) if len(picked) > 1 else []
+    """Which segments to merge now (empty: none): the small ones, once there are
+    several; else the one with the largest share of tombstones, once a quarter of it is
+    dead (merged alone: its dead documents dropped)."""
+    small = [at for at, s in enumerate(segments) if s.live_docs < _SMALL]
+    if len(small) >= _MERGE_AT:
+        picked, total = [], 0
+        for at in sorted(small, key=lambda a: segments[a].live_docs):
+            if total + segments[at].live_docs > SEGMENT_DOCS:
+                break
+            picked.append(at)
+            total += segments[at].live_docs
+        if len(picked) > 1:
+            return sorted(picked)
+    shares = [(s.dead_share, at) for at, s in enumerate(segments) if s.dead_share >= _PURGE_AT]
+    return [max(shares)[1]] if shares else []
 
 
 def merge_small(segments: Sequence[Segment], plan: list[int]) -> list[Segment]:
-    """The segments with those of ``plan`` merged into one (array work, no database)."""
-    merged = Segment.merge([segments[at] for at in plan])
+    """The segments with those of ``plan`` merged into one, tombstoned documents dropped
+    (array work, no database)."""
+    if len(plan) == 1:
+        merged = segments[plan[0]].purged()
+    else:
+        merged = Segment.merge([segments[at] for at in plan])
     rest = [s for at, s in enumerate(segments) if at not in set(plan)]
     return [*rest, merged]

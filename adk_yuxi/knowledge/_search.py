@@ -88,13 +88,24 @@ class KnowledgeSearch:
     async def search(
         self, store: SqlStore, kb_id: str, query: str, top_k: int, file_id: str | None
     ) -> list[ChunkHit]:
-        keys = query_keys(query)
+        ranked = await self.rank(store, kb_id, query_keys(query), top_k, file_id)
+        return await _fetch(store, kb_id, ranked)
+
+    async def rank(
+        self, store: SqlStore, kb_id: str, keys: list[int], top_k: int, file_id: str | None,
+        revision: str | None = None,
+    ) -> list[tuple[int, float]]:  # fmt: skip
+        """The best ``top_k`` (chunk id, score) pairs of the base, rows not read.
+
+        ``revision`` is the base's revision as the caller just read it (saves reading
+        it again); the index is brought up to it, or further, before ranking."""
         if not keys:
             return []
         entry = self._entries.get(kb_id)
         cached = entry is not None
         for attempt in range(_ATTEMPTS):
-            revision = await _revision(store, kb_id)
+            if attempt or revision is None:
+                revision = await _revision(store, kb_id)
             if revision is None:  # the base is gone
                 self.forget(kb_id)
                 return []
@@ -110,8 +121,7 @@ class KnowledgeSearch:
                 return []
         assert entry is not None
         annotate({"yuxi.knowledge.revision": entry.revision, "yuxi.knowledge.cache_hit": cached})
-        ranked = entry.index.search(keys, top_k, file_id)
-        return await _fetch(store, kb_id, ranked)
+        return entry.index.search(keys, top_k, file_id)
 
     async def _load(self, store: SqlStore, kb_id: str, stale: str | None) -> _Entry | None:
         lock = self._locks.setdefault(kb_id, asyncio.Lock())

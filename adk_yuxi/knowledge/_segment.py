@@ -10,8 +10,10 @@ Compact by construction: document numbers are local (``uint16`` while a segment 
 at most 65,536 documents), offsets ``int32``; frequencies are kept only for the
 postings whose frequency is above 1 (a term's such postings come first in its run,
 ``uint8`` unless one exceeds 255). About 2.1 bytes a posting and 12 a distinct term,
-where precomputed float impacts would take 8 a posting. Dropping files makes a new
-segment by masking; merging segments is one stable sort of their postings by key.
+where precomputed float impacts would take 8 a posting (the array work: `_postings`).
+Dropping files tombstones them: the same arrays with a mask of dead documents, whose
+statistics the index subtracts; purging them later makes a new segment by masking, and
+merging segments is one stable sort of their postings by key.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._terms import CJK_KEY_LIMIT
+from ._postings import narrow as _narrow
+from ._postings import pack as _pack
+from ._postings import posting_order
 
-__all__ = ["SEGMENT_DOCS", "Segment", "SegmentRows"]
+__all__ = ["SEGMENT_DOCS", "Segment", "SegmentRows", "posting_order"]
 
 SEGMENT_DOCS = 1 << 16  # documents per segment: local numbers fit in uint16
 _LOCAL = np.uint16
@@ -77,35 +81,6 @@ class SegmentRows:
         return self._parts[0]
 
 
-def posting_order(keys: Ints, position_bits: int = 26) -> tuple[Ints, Ints]:
-    """The keys sorted, and the positions they came from (ascending within a key).
-
-    CJK keys (below 2**37) with positions below 2**``position_bits`` sort as one packed
-    SIMD sort of (key, position); the rest by a stable argsort."""
-    is_cjk = keys < CJK_KEY_LIMIT
-    n_cjk = int(is_cjk.sum())
-    sorted_keys = np.empty(len(keys), dtype=np.int64)
-    order = np.empty(len(keys), dtype=np.int64)
-    cjk = np.flatnonzero(is_cjk)
-    if len(keys) < (1 << position_bits):
-        packed = keys[cjk]
-        packed <<= position_bits
-        packed |= cjk
-        del cjk
-        packed.sort()
-        np.bitwise_and(packed, (1 << position_bits) - 1, out=order[:n_cjk])
-        np.right_shift(packed, position_bits, out=sorted_keys[:n_cjk])
-        del packed
-    else:
-        order[:n_cjk] = cjk[np.argsort(keys[cjk], kind="stable")]
-        del cjk
-        sorted_keys[:n_cjk] = keys[order[:n_cjk]]
-    rest = np.flatnonzero(~is_cjk)
-    order[n_cjk:] = rest[np.argsort(keys[rest], kind="stable")]
-    sorted_keys[n_cjk:] = keys[order[n_cjk:]]
-    return sorted_keys, order
-
-
 def _file_ranges(file_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
     ranges: dict[str, tuple[int, int]] = {}
     for doc, file_id in enumerate(file_ids):
@@ -114,51 +89,12 @@ def _file_ranges(file_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
     return ranges
 
 
-def _narrow(values: npt.NDArray[np.integer], dtypes: Sequence[type]) -> npt.NDArray[np.integer]:
-    top = int(values.max()) if len(values) else 0
-    for dtype in dtypes:
-        if top <= np.iinfo(dtype).max:
-            return values.astype(dtype)
-    return values.astype(dtypes[-1])
-
-
-def _pack(
-    indptr: Ints, docs: npt.NDArray[np.integer], tf: npt.NDArray[np.integer]
-) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.int32], npt.NDArray[np.int32], Tf]:
-    """Each term's postings with a frequency above 1 first, then the rest (relative order
-    kept): (documents, terms with such postings, their offsets into the frequencies,
-    those frequencies). A frequency of 1, most postings, then costs nothing."""
-    multi = tf > 1
-    n = len(indptr) - 1
-    frequencies = _narrow(tf[multi], [np.uint8, np.uint16])
-    if not multi.any():
-        none = np.zeros(0, dtype=np.int32)
-        return docs, none, np.zeros(1, dtype=np.int32), frequencies
-    small = np.int32  # a segment's postings: at most a few hundred million
-    first = indptr[:-1].astype(small)
-    term_of = np.repeat(np.arange(n, dtype=small), np.diff(indptr))
-    before = np.zeros(len(docs) + 1, dtype=small)  # multi postings before each position
-    np.cumsum(multi, out=before[1:])
-    n_multi = before[indptr[1:]] - before[indptr[:-1]]
-    start = first[term_of]
-    rank = before[:-1] - before[first][term_of]  # rank among the term's multi postings
-    single = np.arange(len(docs), dtype=small) - start - rank + n_multi[term_of]
-    moved = np.where(multi, start + rank, start + single)
-    del term_of, start, rank, single
-    packed = np.empty_like(docs)
-    packed[moved] = docs
-    terms = np.flatnonzero(n_multi).astype(np.int32)
-    offsets = np.zeros(len(terms) + 1, dtype=np.int32)
-    np.cumsum(n_multi[terms], out=offsets[1:])
-    return packed, terms, offsets, frequencies
-
-
 class Segment:
     """Immutable. Documents ``0..n-1`` in file order; ``files`` maps a file to its range."""
 
     __slots__ = (
-        *("cids", "docs", "files", "indptr", "lengths", "multi_offsets", "multi_terms"),
-        *("multi_tf", "terms", "total_length"),
+        *("cids", "dead", "docs", "files", "indptr", "lengths", "live_docs", "live_length"),
+        *("multi_offsets", "multi_terms", "multi_tf", "terms", "total_length", "dead_spans"),
     )
 
     def __init__(
@@ -188,6 +124,10 @@ class Segment:
             packed = _pack(indptr.astype(np.int64), docs, tf)
             self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
         self.total_length = int(lengths.sum(dtype=np.int64))
+        self.dead: npt.NDArray[np.bool_] | None = None  # tombstones: deleted documents
+        self.dead_spans = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # as (lows, highs)
+        self.live_docs = len(cids)
+        self.live_length = self.total_length
 
     @property
     def n_docs(self) -> int:
@@ -199,7 +139,8 @@ class Segment:
             *(self.cids, self.lengths, self.terms, self.indptr, self.docs),
             *(self.multi_terms, self.multi_offsets, self.multi_tf),
         )
-        return sum(a.nbytes for a in arrays) + 120 * len(self.files)
+        dead = 0 if self.dead is None else self.dead.nbytes
+        return sum(a.nbytes for a in arrays) + dead + 120 * len(self.files)
 
     @classmethod
     def build(cls, rows: SegmentRows) -> Segment:
@@ -272,14 +213,71 @@ class Segment:
         counts = offsets[1:] - offsets[:-1]
         return np.repeat(self.terms, counts), self.docs.astype(np.int64)
 
-    def without(self, file_ids: set[str]) -> Segment | None:
-        """This segment less some files (None when nothing is left): masks, no re-sort."""
+    def tombstoned(self, file_ids: set[str]) -> Segment | None:
+        """This segment less some files, in constant time but for a mask of its
+        documents: the postings stay, the files' documents are marked dead (filtered at
+        query time, their statistics subtracted) until `purged` drops them. None when
+        nothing is left."""
         gone = [self.files[f] for f in file_ids if f in self.files]
         if not gone:
             return self
-        keep = np.ones(self.n_docs, dtype=bool)
+        dead = np.zeros(self.n_docs, dtype=bool) if self.dead is None else self.dead.copy()
+        for low, high in gone:
+            dead[low:high] = True
+        live = self.n_docs - int(dead.sum())
+        if not live:
+            return None
+        out = Segment.__new__(Segment)
+        for name in Segment.__slots__:
+            setattr(out, name, getattr(self, name))
+        out.files = {f: span for f, span in self.files.items() if f not in file_ids}
+        out.dead = dead
+        # Whole files are contiguous: the dead documents as ranges, for `dead_in`.
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], dead.view(np.int8), [0]))))
+        out.dead_spans = (edges[0::2].astype(np.int64), edges[1::2].astype(np.int64))
+        out.live_docs = live
+        out.live_length = int(self.lengths[~dead].sum(dtype=np.int64))
+        return out
+
+    def dead_in(self, row: int, start: int, end: int) -> int:
+        """How many of term number ``row``'s postings (``start:end``) are tombstoned:
+        by binary search of the dead files' ranges in its two ascending runs (postings
+        with a frequency above 1, then the rest), not a pass over the postings."""
+        assert self.dead is not None
+        at = int(np.searchsorted(self.multi_terms, row))
+        multi = 0
+        if at < len(self.multi_terms) and self.multi_terms[at] == row:
+            multi = int(self.multi_offsets[at + 1] - self.multi_offsets[at])
+        lows, highs = self.dead_spans
+        count = 0
+        for part in (self.docs[start : start + multi], self.docs[start + multi : end]):
+            count += int((np.searchsorted(part, highs) - np.searchsorted(part, lows)).sum())
+        return count
+
+    @property
+    def dead_share(self) -> float:
+        return 1 - self.live_docs / self.n_docs if self.n_docs else 0.0
+
+    def purged(self) -> Segment:
+        """The same live documents without the dead ones' postings (array work)."""
+        if self.dead is None:
+            return self
+        out = self._masked(set(), ~self.dead)
+        assert out is not None  # a segment with no live document is dropped, not kept
+        return out
+
+    def without(self, file_ids: set[str]) -> Segment | None:
+        """This segment less some files (None when nothing is left): masks, no re-sort."""
+        gone = [self.files[f] for f in file_ids if f in self.files]
+        if not gone and self.dead is None:
+            return self
+        keep = np.ones(self.n_docs, dtype=bool) if self.dead is None else ~self.dead
         for low, high in gone:
             keep[low:high] = False
+        return self._masked(file_ids, keep)
+
+    def _masked(self, file_ids: set[str], keep: npt.NDArray[np.bool_]) -> Segment | None:
+        """The documents of ``keep`` (the files left: ours but ``file_ids``)."""
         if not keep.any():
             return None
         renumber = np.cumsum(keep) - 1
@@ -314,9 +312,10 @@ class Segment:
 
     @classmethod
     def merge(cls, segments: Sequence[Segment]) -> Segment:
-        """One segment holding these segments' documents, in their order."""
+        """One segment holding these segments' live documents, in their order."""
         keys, docs, tfs, files = [], [], [], {}
         offset = 0
+        segments = [segment.purged() for segment in segments]
         for segment in segments:
             k, d = segment.postings()
             keys.append(k)

@@ -20,12 +20,11 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .._sql import register_schema_part
-from .._sql.store import SqlStore, Tx, make_store
+from .._sql.store import SqlStore, make_store
 from ..access import AccessRepository, ResourceKind, ResourceRecord, ShareConfig
 from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, default_converters
-from ._cancel import checkpoint as _checkpoint
-from ._cancel import whole as _whole
-from ._chunking import Chunk, chunk_lines
+from ._cancel import checkpoint
+from ._chunking import chunk_lines
 from ._dense import DenseSearch
 from ._embed_fill import check_model, fill_vectors, reset_vectors
 from ._embedding import Embedder
@@ -35,34 +34,32 @@ from ._errors import (
     UnknownFileError,
     UnknownKnowledgeBaseError,
 )
-from ._hybrid import HybridSearch
+from ._file_reads import FileReads
+from ._file_write import (
+    FILE_COLUMNS,
+    delete_file_rows,
+    file_from_row,
+    insert_chunks,
+    new_revision,
+    touch,
+    upsert_file,
+)
+from ._hybrid import QUERY_CACHE, HybridSearch
 from ._ids import check_file_name, check_ident, check_kb_name
 from ._models import KnowledgeBase, KnowledgeFile
 from ._progress import IngestProgress
 from ._schema import KNOWLEDGE_SCHEMA
 from ._search import DEFAULT_INDEX_BYTES, ChunkHit, KnowledgeSearch
-from ._terms import ChunkTerms, chunk_terms
+from ._terms import chunk_terms
 from ._vector_schema import VECTOR_SCHEMA
 
 __all__ = ["KnowledgeStore"]
 
 _KB_COLUMNS = "kb_id, name, description, created_at"
-_FILE_COLUMNS = (
-    "file_id, kb_id, name, mime_type, title, size, sha256, total_lines, chunk_count, version,"
-    " updated_at"
-)
-_BATCH = 500
 
 
 def _kb(row: Sequence[Any]) -> KnowledgeBase:
     return KnowledgeBase(row[0], row[1], row[2], float(row[3]))
-
-
-def _file(row: Sequence[Any]) -> KnowledgeFile:
-    return KnowledgeFile(
-        row[0], row[1], row[2], row[3], row[4], int(row[5]), row[6], int(row[7]), int(row[8]),
-        int(row[9]), float(row[10]),
-    )  # fmt: skip
 
 
 def _check_bytes(name: str, value: object, *, low: int) -> None:
@@ -70,28 +67,9 @@ def _check_bytes(name: str, value: object, *, low: int) -> None:
         raise KnowledgeConfigError(f"{name} must be a whole number of bytes, at least {low}")
 
 
-def _revision() -> str:
-    return uuid.uuid4().hex
-
-
-async def _touch(tx: Tx, kb_id: str) -> None:
-    """A new revision of the base, in the writing transaction: search indexes built
-    before it are stale from its commit on."""
-    changed = await tx.execute(
-        "UPDATE yx_kb_bases SET revision = :rev WHERE kb_id = :kb",
-        {"rev": _revision(), "kb": kb_id},
-    )
-    if not changed:
-        raise UnknownKnowledgeBaseError(kb_id)
-
-
-def _like_pattern(text: str) -> str:
-    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-class KnowledgeStore:
-    """Knowledge on an SQLAlchemy async URL, engine, or a shared `SqlStore`."""
+class KnowledgeStore(FileReads):
+    """Knowledge on an SQLAlchemy async URL, engine, or a shared `SqlStore` (file reads:
+    `FileReads`)."""
 
     def __init__(
         self,
@@ -101,10 +79,12 @@ class KnowledgeStore:
         max_file_bytes: int = DEFAULT_MAX_BYTES,
         index_cache_bytes: int = DEFAULT_INDEX_BYTES,
         embedder: Embedder | None = None,
+        query_cache: int = QUERY_CACHE,
         **engine_kwargs: Any,
     ) -> None:
         """``embedder`` embeds chunks at ingest and questions at query time (hybrid
-        retrieval); without one, bases are searched lexically."""
+        retrieval); without one, bases are searched lexically. The vectors of the last
+        ``query_cache`` questions are kept: a repeated question is not embedded again."""
         _check_bytes("max_file_bytes", max_file_bytes, low=1)
         _check_bytes("index_cache_bytes", index_cache_bytes, low=0)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
@@ -115,7 +95,9 @@ class KnowledgeStore:
         self._max_bytes = max_file_bytes
         self._search = KnowledgeSearch(index_cache_bytes)
         self._dense = DenseSearch()
-        self._hybrid = HybridSearch(self._search, self._dense, embedder)
+        if isinstance(query_cache, bool) or not isinstance(query_cache, int) or query_cache < 0:
+            raise KnowledgeConfigError("query_cache must be a whole number, at least 0")
+        self._hybrid = HybridSearch(self._search, self._dense, embedder, query_cache)
 
     @property
     def embedder(self) -> Embedder | None:
@@ -178,7 +160,7 @@ class KnowledgeStore:
                 f"INSERT INTO yx_kb_bases ({_KB_COLUMNS}, revision)"
                 " VALUES (:kb_id, :name, :description, :created_at, :revision)",
                 {"kb_id": kb.kb_id, "name": kb.name, "description": kb.description,
-                 "created_at": kb.created_at, "revision": _revision()},
+                 "created_at": kb.created_at, "revision": new_revision()},
             )  # fmt: skip
         return kb
 
@@ -268,13 +250,13 @@ class KnowledgeStore:
         if not replace_unchanged:
             async with self._store.read() as tx:
                 row = await tx.fetchone(
-                    f"SELECT {_FILE_COLUMNS} FROM yx_kb_files"
+                    f"SELECT {FILE_COLUMNS} FROM yx_kb_files"
                     " WHERE kb_id = :kb AND name = :name AND sha256 = :sha",
                     {"kb": kb_id, "name": file_name, "sha": digest},
                 )
             if row is not None:
                 await self._embed_missing(kb_id, progress)
-                return _file(row)
+                return file_from_row(row)
         if progress:
             progress.stage("converting", 1)
         document = await asyncio.to_thread(self._converters.convert, loaded)
@@ -296,26 +278,23 @@ class KnowledgeStore:
         }
         async with self._store.write() as tx:
             # First, so concurrent ingests into one base queue on its row (PostgreSQL).
-            await _touch(tx, kb_id)
-            file_id = await self._upsert_file(tx, meta)
-            await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
-            await tx.execute("DELETE FROM yx_kb_vectors WHERE file_id = :f", {"f": file_id})
-            await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
-            await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
+            await touch(tx, kb_id)
+            file_id = await upsert_file(tx, meta)
+            await delete_file_rows(tx, file_id)
             await tx.execute(
                 "INSERT INTO yx_kb_texts (file_id, markdown) VALUES (:f, :md)",
                 {"f": file_id, "md": document.markdown},
             )
-            await self._insert_chunks(tx, kb_id, file_id, chunks, terms, progress)
-            await _checkpoint()
+            await insert_chunks(tx, kb_id, file_id, chunks, terms, progress)
+            await checkpoint()
             row = await tx.fetchone(
-                f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
+                f"SELECT {FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f", {"f": file_id}
             )
         await self._embed_missing(kb_id, progress)
         if progress:
             progress.done()
         assert row is not None
-        return _file(row)
+        return file_from_row(row)
 
     async def _embed_missing(self, kb_id: str, progress: IngestProgress | None) -> None:
         """Vectors for the base's chunks that lack one (this file's, and any an earlier
@@ -341,143 +320,17 @@ class KnowledgeStore:
             progress.done()
         return count
 
-    @staticmethod
-    async def _upsert_file(tx: Tx, meta: dict[str, Any]) -> str:
-        found = await tx.fetchone(
-            "SELECT file_id FROM yx_kb_files WHERE kb_id = :kb_id AND name = :name", meta
-        )
-        if found is not None:
-            await tx.execute(
-                "UPDATE yx_kb_files SET mime_type = :mime_type, title = :title, size = :size,"
-                " sha256 = :sha256, total_lines = :total_lines, chunk_count = :chunk_count,"
-                " version = version + 1, updated_at = :updated_at WHERE file_id = :file_id",
-                {**meta, "file_id": found[0]},
-            )
-            return str(found[0])
-        file_id = f"f_{uuid.uuid4().hex[:20]}"
-        await tx.execute(
-            f"INSERT INTO yx_kb_files ({_FILE_COLUMNS}) VALUES (:file_id, :kb_id, :name,"
-            " :mime_type, :title, :size, :sha256, :total_lines, :chunk_count, 1, :updated_at)",
-            {**meta, "file_id": file_id},
-        )
-        return file_id
-
-    @staticmethod
-    async def _insert_chunks(
-        tx: Tx,
-        kb_id: str,
-        file_id: str,
-        chunks: list[Chunk],
-        terms: list[ChunkTerms],
-        progress: IngestProgress | None,
-    ) -> None:
-        if progress:
-            progress.stage("indexing chunks", len(chunks))
-        for at in range(0, len(chunks), _BATCH):
-            # A checkpoint per batch, and one before the commit: a cancellation (Ctrl-C)
-            # lands here, inside the transaction, which then rolls back; never after it.
-            await _checkpoint()
-            batch = chunks[at : at + _BATCH]
-            await _whole(tx.executemany(
-                "INSERT INTO yx_kb_chunks (file_id, kb_id, seq, start_line, end_line, content)"
-                " VALUES (:f, :kb, :seq, :start, :end, :content)",
-                [
-                    {"f": file_id, "kb": kb_id, "seq": c.seq, "start": c.start_line,
-                     "end": c.end_line, "content": c.content}
-                    for c in batch
-                ],
-            ))  # fmt: skip
-            await _whole(tx.executemany(
-                "INSERT INTO yx_kb_terms (cid, kb_id, file_id, term_count, term_keys, term_freqs)"
-                " VALUES ((SELECT cid FROM yx_kb_chunks WHERE file_id = :f AND seq = :seq),"
-                " :kb, :f, :n, :keys, :freqs)",
-                [
-                    {"f": file_id, "kb": kb_id, "seq": c.seq, "n": t.length,
-                     "keys": t.key_bytes(), "freqs": t.freq_bytes()}
-                    for c, t in zip(batch, terms[at : at + _BATCH], strict=True)
-                ],
-            ))  # fmt: skip
-            if progress:
-                progress.advance(len(batch))
-
     async def delete_file(self, kb_id: str, file_id: str) -> None:
         await self.prepare()
         async with self._store.write() as tx:
-            await tx.execute("DELETE FROM yx_kb_terms WHERE file_id = :f", {"f": file_id})
-            await tx.execute("DELETE FROM yx_kb_vectors WHERE file_id = :f", {"f": file_id})
-            await tx.execute("DELETE FROM yx_kb_chunks WHERE file_id = :f", {"f": file_id})
-            await tx.execute("DELETE FROM yx_kb_texts WHERE file_id = :f", {"f": file_id})
+            await delete_file_rows(tx, file_id)
             changed = await tx.execute(
                 "DELETE FROM yx_kb_files WHERE file_id = :f AND kb_id = :kb",
                 {"f": file_id, "kb": kb_id},
             )
             if not changed:
                 raise UnknownFileError(kb_id, file_id)
-            await _touch(tx, kb_id)
-
-    async def get_file(self, kb_id: str, file_id: str) -> KnowledgeFile:
-        await self.prepare()
-        async with self._store.read() as tx:
-            row = await tx.fetchone(
-                f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE file_id = :f AND kb_id = :kb",
-                {"f": file_id, "kb": kb_id},
-            )
-        if row is None:
-            raise UnknownFileError(kb_id, file_id)
-        return _file(row)
-
-    async def list_files(self, kb_id: str) -> list[KnowledgeFile]:
-        files, _ = await self.search_files([kb_id], None, offset=0, limit=1_000_000)
-        return files
-
-    async def search_files(
-        self, kb_ids: Iterable[str], query: str | None, *, offset: int, limit: int
-    ) -> tuple[list[KnowledgeFile], int]:
-        """Files of ``kb_ids`` whose name contains ``query`` (case-insensitive), by name,
-        one page of them and the total count."""
-        await self.prepare()
-        params: dict[str, Any] = {f"k{i}": k for i, k in enumerate(sorted(set(kb_ids)))}
-        if not params:
-            return [], 0
-        where = f"kb_id IN ({', '.join(':' + key for key in params)})"
-        if query:
-            where += " AND lower(name) LIKE :pattern ESCAPE '\\'"
-            params["pattern"] = _like_pattern(query)
-        async with self._store.read() as tx:
-            total_row = await tx.fetchone(f"SELECT count(*) FROM yx_kb_files WHERE {where}", params)
-            rows = await tx.fetchall(
-                f"SELECT {_FILE_COLUMNS} FROM yx_kb_files WHERE {where}"
-                " ORDER BY name, file_id LIMIT :limit OFFSET :offset",
-                {**params, "limit": limit, "offset": offset},
-            )
-        return [_file(row) for row in rows], int(total_row[0]) if total_row else 0
-
-    async def file_counts(self, kb_ids: Iterable[str]) -> dict[str, int]:
-        await self.prepare()
-        params = {f"k{i}": k for i, k in enumerate(sorted(set(kb_ids)))}
-        if not params:
-            return {}
-        async with self._store.read() as tx:
-            rows = await tx.fetchall(
-                "SELECT kb_id, count(*) FROM yx_kb_files"
-                f" WHERE kb_id IN ({', '.join(':' + key for key in params)}) GROUP BY kb_id",
-                params,
-            )
-        return {row[0]: int(row[1]) for row in rows}
-
-    async def read_text(self, kb_id: str, file_id: str) -> tuple[KnowledgeFile, str]:
-        """The file and its parsed Markdown (lines as numbered by search hits)."""
-        await self.prepare()
-        async with self._store.read() as tx:
-            row = await tx.fetchone(
-                f"SELECT {', '.join('f.' + c.strip() for c in _FILE_COLUMNS.split(','))},"
-                " t.markdown FROM yx_kb_files f JOIN yx_kb_texts t ON t.file_id = f.file_id"
-                " WHERE f.file_id = :f AND f.kb_id = :kb",
-                {"f": file_id, "kb": kb_id},
-            )
-        if row is None:
-            raise UnknownFileError(kb_id, file_id)
-        return _file(row[:11]), str(row[11])
+            await touch(tx, kb_id)
 
     # -- search -------------------------------------------------------------------------
 

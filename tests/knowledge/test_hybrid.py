@@ -137,6 +137,34 @@ async def test_a_deleted_file_never_comes_back_through_the_dense_side(
         await store.close()
 
 
+async def test_the_dense_index_follows_one_file_changes_without_a_rebuild(
+    platform: Platform, server: EmbeddingServer, db_url: str
+) -> None:
+    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    try:
+        await _fill(store)
+        await store.query("kb", "hardware token", top_k=3)
+        built = store._dense._entries["kb"]
+        # Another store writes (another replica): a new file, then a deleted one.
+        await platform.store.ingest("kb", b"Parking badges are issued at reception.", name="p.md")
+        writer = KnowledgeStore(db_url, embedder=_embedder(server))
+        try:
+            await writer.embed("kb")
+        finally:
+            await writer.close()
+        hits = await store.query("kb", "where do I get a parking badge", top_k=1)
+        assert hits[0].file_name == "p.md" and "dense" in hits[0].signals
+        vpn = next(f for f in await store.list_files("kb") if f.name == "vpn.md")
+        await platform.store.delete_file("kb", vpn.file_id)
+        hits = await store.query("kb", "hardware token gateway", top_k=5)
+        assert hits and all(h.file_name != "vpn.md" for h in hits)
+        entry = store._dense._entries["kb"]
+        assert entry.index is built.index and entry.label != built.label  # updated in place
+        assert entry.size == 3 and entry.removed == 1 and len(entry.cids) == 3
+    finally:
+        await store.close()
+
+
 async def test_bases_ranked_together_put_the_one_that_answers_first(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:

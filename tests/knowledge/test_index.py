@@ -207,6 +207,45 @@ def test_dropped_files_and_merged_segments_equal_a_rebuild() -> None:
     assert all(s.without(everything) is None for s in segments)
 
 
+def test_tombstoned_files_score_as_a_rebuild_until_a_merge_drops_them() -> None:
+    """A replaced or deleted file is a mask over its segment (the postings shared, not
+    copied); the dead documents count for nothing in N, avgdl and df, so scores equal an
+    index built without them, before and after the merge that drops them."""
+    rng = random.Random(22)
+    docs = _corpus(rng, 350)
+    rows = _rows(docs)
+    segments = [Segment.build(part) for part in split_rows(rows, 35)]  # 5 files a segment
+    gone = {"f003", "f004", "f020", "f021", "f022", "f023", "f024", "f049"}
+    marked = [s for s in (s.tombstoned(gone) for s in segments) if s is not None]
+    assert len(marked) == len(segments) - 1  # f020-f024 were one whole segment
+    assert marked[0].docs is segments[0].docs and marked[0].dead is not None
+    assert marked[0].dead_share == pytest.approx(2 / 5)
+    kept = [i for i in range(len(docs)) if f"f{i // 7:03d}" not in gone]
+    rebuilt_rows = SegmentRows()
+    for i in kept:
+        rebuilt_rows.add(
+            rows.cids[i], rows.file_ids[i], rows.lengths[i], rows.keys[i], rows.freqs[i]
+        )
+    rebuilt = Bm25Index.from_rows(rebuilt_rows)
+    assert merge_plan(marked[:1]) == [0]  # alone, 2/5 dead: purged
+    purged = merge_small(marked[:1], [0])[0]
+    assert purged.dead is None and purged.n_docs == 21
+    merged = merge_small(marked, merge_plan(marked))
+    assert len(merged) == 1 and merged[0].dead is None
+    for index in (Bm25Index(marked), Bm25Index([purged, *marked[1:]]), Bm25Index(merged)):
+        assert index.n_docs == len(kept) and set(index.files) == set(rebuilt.files)
+        for query in _queries(rng, docs, 40):
+            want = rebuilt.search(query_keys(query), 10)
+            _same(index.search(query_keys(query), 10), want, query)
+            assert {c - 10 for c, _ in want} <= set(kept)
+            file_id = f"f{rng.randrange(50):03d}"
+            _same(index.search(query_keys(query), 5, file_id),
+                  rebuilt.search(query_keys(query), 5, file_id), query)  # fmt: skip
+    again = marked[0].tombstoned({"f000"})  # tombstones add up
+    assert again is not None and again.live_docs == 14
+    assert marked[0].tombstoned({"f000", "f001", "f002"}) is None
+
+
 def test_postings_are_stored_compactly() -> None:
     docs = _corpus(random.Random(4), 200)
     segment = _index(docs).segments[0]

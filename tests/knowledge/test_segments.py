@@ -107,6 +107,7 @@ async def test_concurrent_writes_never_show_a_deleted_or_older_version(
     for n in range(3):
         await writer.ingest("kb", _text(n), name=f"f{n}.md")
     committed = {"version": -1, "deleted": False}
+    read_once = asyncio.Event()
 
     async def write() -> None:
         for version in range(12):
@@ -115,7 +116,9 @@ async def test_concurrent_writes_never_show_a_deleted_or_older_version(
             if version == 3:
                 await writer.delete_file("kb", gone.file_id)
                 committed["deleted"] = True
-            await asyncio.sleep(0)
+            if version < 11:  # a query sees each version (not left to timing)
+                read_once.clear()
+                await read_once.wait()
 
     async def read() -> int:
         checked = 0
@@ -127,6 +130,7 @@ async def test_concurrent_writes_never_show_a_deleted_or_older_version(
                 if hit.file_name == "v.md":
                     assert int(hit.content.split("revision")[1].split()[0]) >= floor
             checked += 1
+            read_once.set()
             await asyncio.sleep(0.001)
         return checked
 
