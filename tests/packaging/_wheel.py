@@ -38,7 +38,7 @@ def run_dir(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def made_once(target: Path, make: Callable[[Path], None]) -> Path:
+def made_once(target: Path, make: Callable[[Path], object]) -> Path:
     """`target`, made by `make` for the first process of the run that asks; the others
     wait on the lock and reuse it. A failed `make` leaves nothing, so the next asker
     tries again (and reports its own failure)."""
