@@ -42,4 +42,6 @@ def load_profile() -> str:
 
 def examples(n: int) -> int:
     """``n`` examples under ``ci``, scaled by the loaded profile (ten times under ``fuzz``)."""
-    return max(1, n * settings.default.max_examples // BASE)
+    loaded = settings.default
+    assert loaded is not None, "load_profile() runs first (tests/conftest.py)"
+    return max(1, n * loaded.max_examples // BASE)

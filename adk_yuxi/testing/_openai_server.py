@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import socket
 import threading
 import time
 import uuid
@@ -18,11 +17,11 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
+
+from ._loopback import LoopbackServer, openai_error, openai_request
 
 __all__ = ["ChatTurn", "EmptyReply", "ErrorReply", "OpenAIScriptServer", "ToolCall"]
 
@@ -79,19 +78,12 @@ def _normalise(turn: Any, body: dict[str, Any]) -> tuple[str | None, list[ToolCa
     return None, list(turn)
 
 
-def _error(
-    status: int, message: str, kind: str, code: str | int | None = None, **fields: Any
-) -> JSONResponse:
-    body = {"message": message, "type": kind, "code": code, **fields}
-    return JSONResponse({"error": body}, status)
-
-
 def _estimated_tokens(body: dict[str, Any]) -> int:
     """About four characters a token, over the messages and tools sent."""
     return max(len(json.dumps(body.get("messages", []))) // 4, 1)
 
 
-class OpenAIScriptServer:
+class OpenAIScriptServer(LoopbackServer):
     """Serves `/v1/chat/completions` on 127.0.0.1 from a script, one turn per request.
 
     Use as a context manager; `base_url` is what `OPENAI_BASE_URL` should be set to and
@@ -100,6 +92,8 @@ class OpenAIScriptServer:
     when given, so a client can read the context a server reports. `usage="estimate"`
     reports about a token per four characters sent instead of a fixed 10.
     """
+
+    name = "loopback OpenAI"
 
     def __init__(
         self,
@@ -110,6 +104,7 @@ class OpenAIScriptServer:
         props: dict[str, Any] | None = None,
         usage: str = "fixed",
     ) -> None:
+        super().__init__()
         self.script: list[ChatTurn] = list(script)
         self.api_key = api_key
         self.models = models
@@ -117,50 +112,17 @@ class OpenAIScriptServer:
         self.usage = usage
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._port = 0
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._port}/v1"
+        return self.url("/v1")
 
-    def __enter__(self) -> OpenAIScriptServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self._port = sock.getsockname()[1]
-        app = Starlette(
-            routes=[
-                Route("/v1/chat/completions", self._complete, methods=["POST"]),
-                Route("/v1/models", self._models, methods=["GET"]),
-                Route("/props", self._props, methods=["GET"]),
-            ]
-        )
-        config = uvicorn.Config(app, log_level="warning", lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the loopback OpenAI server did not start")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/v1/chat/completions", self._complete, methods=["POST"]),
+            Route("/v1/models", self._models, methods=["GET"]),
+            Route("/props", self._props, methods=["GET"]),
+        ]
 
     def _next_turn(self, body: dict[str, Any]) -> Any:
         with self._lock:
@@ -172,21 +134,18 @@ class OpenAIScriptServer:
 
     async def _models(self, request: Request) -> Response:
         if self.models is None:
-            return _error(404, "Not found", "not_found")
+            return openai_error(404, "Not found", "not_found")
         return JSONResponse({"object": "list", "data": self.models})
 
     async def _props(self, request: Request) -> Response:
         if self.props is None:
-            return _error(404, "Not found", "not_found")
+            return openai_error(404, "Not found", "not_found")
         return JSONResponse(self.props)
 
     async def _complete(self, request: Request) -> Response:
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
-            return _error(401, "Incorrect API key provided.", "invalid_request_error")
-        try:
-            body = await request.json()
-        except json.JSONDecodeError:
-            return _error(400, "The body is not valid JSON.", "invalid_request_error")
+        body = await openai_request(request, self.api_key)
+        if isinstance(body, JSONResponse):
+            return body
         turn = self._next_turn(body)
         if callable(turn) and not isinstance(turn, ToolCall):
             turn = turn(body)
@@ -195,9 +154,9 @@ class OpenAIScriptServer:
         if turn is None:
             # 400, not 5xx: the client retries server errors, which would only slow
             # down a test that is already wrong.
-            return _error(400, f"script exhausted after {len(self.script)} turns", "script")
+            return openai_error(400, f"script exhausted after {len(self.script)} turns", "script")
         if isinstance(turn, ErrorReply):
-            return _error(turn.status, turn.message, turn.kind, turn.code, **turn.fields)
+            return openai_error(turn.status, turn.message, turn.kind, turn.code, **turn.fields)
         content, calls = _normalise(turn, body)
         model = str(body.get("model", "scripted"))
         prompt = _estimated_tokens(body) if self.usage == "estimate" else 10

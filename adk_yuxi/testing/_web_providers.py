@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
-import time
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
+
+from ._loopback import LoopbackServer
 
 __all__ = [
     "DEEPSEEK",
@@ -186,58 +184,29 @@ async def _trickle(data: bytes, size: int, every_s: float) -> AsyncIterator[byte
         await asyncio.sleep(every_s)
 
 
-class ProviderFakeServer:
+class ProviderFakeServer(LoopbackServer):
     """Serves every provider fake on 127.0.0.1; `base_url(TAVILY)` etc. is what the
     settings' base URL should be. `requests` records (path, authorization, body)."""
 
+    name = "loopback provider"
+
     def __init__(self, *, api_key: str = "test-key") -> None:
+        super().__init__()
         self.api_key = api_key
         self.requests: list[tuple[str, str | None, Any]] = []
         self._replies: dict[str, deque[Reply]] = defaultdict(deque)
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._port = 0
 
     def base_url(self, provider: str) -> str:
-        return f"http://127.0.0.1:{self._port}{provider}"
+        return self.url(provider)
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route(path, self._handle, methods=["POST"]) for path in _DEFAULTS]
 
     def queue(self, path: str, *replies: Reply) -> None:
         """Answers the next requests to `path` (e.g. `TAVILY + "/search"`) with `replies`."""
         with self._lock:
             self._replies[path].extend(replies)
-
-    def __enter__(self) -> ProviderFakeServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self._port = sock.getsockname()[1]
-        routes = [Route(path, self._handle, methods=["POST"]) for path in _DEFAULTS]
-        config = uvicorn.Config(Starlette(routes=routes), log_level="warning", lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the loopback provider server did not start")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-            self._server.force_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
 
     async def _handle(self, request: Request) -> Response:
         path = request.url.path

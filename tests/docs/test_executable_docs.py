@@ -11,7 +11,7 @@ import pytest
 
 from tests.docs._blocks import Block, output_matches, page_blocks
 from tests.docs._run import run_page
-from tests.packaging._wheel import REPO, built_dist, make_venv
+from tests.packaging._wheel import REPO, built_dist, run_dir, shared_venv
 
 # A page is a walk-through of several commands, some starting servers; the first test also
 # builds the wheel and installs it.
@@ -26,11 +26,11 @@ EXTRAS = "knowledge"
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin folder of a fresh environment holding the built wheel with EXTRAS."""
+    """The bin folder of a fresh environment holding the built wheel with EXTRAS, made
+    once per run (both xdist workers run pages in it)."""
     dist = built_dist(tmp_path_factory)
-    root = tmp_path_factory.mktemp("docs-venv")
-    assert not root.resolve().is_relative_to(REPO.resolve())
-    return make_venv(root / "venv", f"{dist.wheel}[{EXTRAS}]")
+    assert not run_dir(tmp_path_factory).resolve().is_relative_to(REPO.resolve())
+    return shared_venv(tmp_path_factory, "docs-venv", f"{dist.wheel}[{EXTRAS}]")
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -1,6 +1,8 @@
 """`adk run agents/knowledge`: the offline demo model answers from the sample corpus
 through the built-in knowledge server, in Chinese and in English, and from what
-`yuxi kb ingest` put into the same default database."""
+`yuxi kb ingest` put into the same default database. `adk run` is the real process here;
+the `yuxi` commands that set up its database run in-process (`yuxi_here`), as their own
+tests in tests/cli run them."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._cli import BIN, REPO, run_command
+from tests.e2e._cli import BIN, REPO, run_command, yuxi_here
 
 pytestmark = pytest.mark.slow
 # The agent embeds the sample corpus with the offline model on its first start: seconds
@@ -50,19 +52,12 @@ def test_the_agent_answers_from_what_yuxi_kb_ingest_put_into_the_default_databas
     (docs / "cafe.txt").write_text("The cafeteria serves noodles on Mondays.\n")
     (docs / ".draft.md").write_text("The kiln is fired daily.\n")  # hidden: skipped
     unset = {"YUXI_DATABASE_URL": ""}
-    owner = run_command([str(BIN / "yuxi"), "access", "user", "add", "root"], cwd=tmp_path, **unset)
+    owner = yuxi_here(["access", "user", "add", "root"], cwd=tmp_path, **unset)
     assert owner.returncode == 0, owner.stderr
     create = ["kb", "create", "Studio", "--id", "studio", "--public", "--owner", "root"]
-    made = run_command(
-        [str(BIN / "yuxi"), *create],
-        cwd=tmp_path,
-        timeout=SLOW,
-        **unset,
-    )
+    made = yuxi_here(create, cwd=tmp_path, **unset)
     assert made.returncode == 0, made.stderr
-    added = run_command(
-        [str(BIN / "yuxi"), "kb", "ingest", "studio", "docs"], cwd=tmp_path, timeout=SLOW, **unset
-    )
+    added = yuxi_here(["kb", "ingest", "studio", "docs"], cwd=tmp_path, **unset)
     assert added.returncode == 0, added.stderr
     assert "skipped docs/.draft.md (hidden)" in added.stderr
     assert [line.split("\t")[1] for line in added.stdout.splitlines()] == ["cafe.txt", "kiln.md"]
@@ -92,18 +87,12 @@ def test_questions_in_other_words_and_the_other_language_and_a_one_file_base(
     question it holds (bases ranked together on comparable scores)."""
     (tmp_path / "ops.md").write_text("The zebrafinch gateway listens on port 9443 by default.\n")
     url = f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}"
-    owner = run_command(
-        [str(BIN / "yuxi"), "access", "user", "add", "root"], timeout=SLOW, YUXI_DATABASE_URL=url
-    )
+    owner = yuxi_here(["access", "user", "add", "root"], YUXI_DATABASE_URL=url)
     assert owner.returncode == 0, owner.stderr
     create = ["kb", "create", "Ops", "--id", "ops", "--public", "--owner", "root"]
-    made = run_command([str(BIN / "yuxi"), *create], timeout=SLOW, YUXI_DATABASE_URL=url)
+    made = yuxi_here(create, YUXI_DATABASE_URL=url)
     assert made.returncode == 0, made.stderr
-    added = run_command(
-        [str(BIN / "yuxi"), "kb", "ingest", "ops", str(tmp_path / "ops.md")],
-        timeout=SLOW,
-        YUXI_DATABASE_URL=url,
-    )
+    added = yuxi_here(["kb", "ingest", "ops", str(tmp_path / "ops.md")], YUXI_DATABASE_URL=url)
     assert added.returncode == 0, added.stderr
     assert "embedding" in added.stderr
     script = (

@@ -16,6 +16,8 @@ import pytest
 
 from tests.e2e._web import adk_web
 
+# One `adk web` process serves the module: its tests stay on one worker
+# (tests/_schedule.py, ONE_WORKER).
 pytestmark = pytest.mark.slow
 
 IN_MEMORY = ("--session_service_uri", "memory://", "--artifact_service_uri", "memory://")

@@ -99,7 +99,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Env:
 def test_built_wheel_installs_and_runs_outside_the_clone(
     env: Env, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    with env.phase("build sdist and wheel (once per session)"):
+    with env.phase("build sdist and wheel (once per run)"):
         dist = built_dist(tmp_path_factory)
     wheel, sdist = dist.wheel, dist.sdist
     check_archives(wheel, sdist)
