@@ -55,12 +55,17 @@ class RepeatedToolCall(RunStopped):
         )
 
 
-def _digest(value: Any) -> str:
+def _digest(value: Any) -> str | None:
+    """A fingerprint of a tool's arguments or result; None for a value that has none
+    (too deep, an int past Python's digit limit): such a call is never counted."""
     try:
         shown = json.dumps(value, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return hashlib.sha256(shown.encode()).hexdigest()
+    except (TypeError, ValueError, RecursionError):
+        try:
+            shown = repr(value)
+        except (ValueError, RecursionError):
+            return None
+    return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _failed(result: Any) -> bool:
@@ -98,7 +103,10 @@ class RepeatedCallPlugin(RunScoped, BasePlugin):
         if seen is None:
             seen = Counter()
             remember(self._seen, run, seen)
-        key = f"{tool.name}\x00{_digest(tool_args)}\x00{_digest(result)}"
+        args, outcome = _digest(tool_args), _digest(result)
+        if args is None or outcome is None:
+            return None
+        key = f"{tool.name}\x00{args}\x00{outcome}"
         seen[key] += 1
         times = seen[key]
         if times < self.repeat_limit:
