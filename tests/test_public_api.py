@@ -356,6 +356,7 @@ PUBLIC: dict[str, set[str]] = {
         "SessionWindow",
         "SqlSessionService",
         "StaleSessionWriteError",
+        "StoredEvents",
         "UnknownSessionError",
     },
     "adk_yuxi.skills": {

@@ -23,6 +23,7 @@ from google.genai import types
 
 from adk_yuxi.ledger import RunNotFound, RunRecord
 from adk_yuxi.runtime import host_run_config
+from adk_yuxi.sessions import StoredEvents
 
 from ._control import Claim
 from ._errors import ApiError
@@ -169,11 +170,18 @@ async def follow_session(
     the database until the ledger closes it; a cursor not in the session is 422. With
     `run`, that run's events only, its own status, and `X-Run-Id` naming it: what an
     idempotent retry answers, however many runs came after it."""
-    get = host.services.session_service.get_session
-    session = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
-    if session is None:
+    service = host.services.session_service
+
+    async def read(after_seq: int = 0) -> StoredEvents | None:
+        """What the session stored after `after_seq`: a poll reads only what is new."""
+        return await service.events_after(
+            app_name=runner.app_name, user_id=user_id, session_id=session_id, after_seq=after_seq
+        )
+
+    stored = await read()
+    if stored is None:
         raise ApiError(404, "not_found", "no such session")
-    start = _after(session.events, cursor)
+    start = _after(stored.events, cursor)
     if start is None:
         raise ApiError(422, "invalid_cursor", "Last-Event-ID names no event of this session")
     only = None if run is None else run.invocation_id
@@ -187,31 +195,31 @@ async def follow_session(
         return await _status_of(host, runner, user_id, session_id, run)
 
     async def frames() -> AsyncIterator[bytes]:
-        events, index = session.events, start
+        events, index, seen = stored.events, start, stored
         beat = time.monotonic()  # when the client last got something
         deadline = beat + host.config.follow_seconds
         while True:
             for chunk in frames_of(events[index:]):
                 beat = time.monotonic()
                 yield chunk
-            index = len(events)
             current = await status()
             if current["status"] != "running" or time.monotonic() > deadline:
                 # Read once more after the ledger closed the run: its tail is stored.
-                again = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
-                for chunk in frames_of((again.events if again is not None else [])[index:]):
-                    yield chunk
+                again = await read(seen.last_seq)
+                if again is not None and again.row_id == seen.row_id:
+                    for chunk in frames_of(again.events):
+                        yield chunk
                 yield frame("run_status", current)
                 return
             if time.monotonic() - beat >= host.config.heartbeat_seconds:
                 beat = time.monotonic()
                 yield HEARTBEAT
             await asyncio.sleep(host.config.poll_seconds)
-            fresh = await get(app_name=runner.app_name, user_id=user_id, session_id=session_id)
-            if fresh is None:
+            fresh = await read(seen.last_seq)
+            if fresh is None or fresh.row_id != seen.row_id:
                 yield frame("run_status", {"status": "gone"})
                 return
-            events = fresh.events
+            events, index, seen = fresh.events, 0, fresh
 
     headers = _HEADERS if run is None else {**_HEADERS, "X-Run-Id": run.run_id}
     return StreamingResponse(

@@ -3,6 +3,7 @@
 from .._sql.errors import SessionExistsError, StaleSessionWriteError, UnknownSessionError
 from ._paging import SessionPage
 from ._sql_session_service import SqlSessionService
+from ._tail import StoredEvents
 from ._window import SessionWindow
 
 __all__ = [
@@ -11,5 +12,6 @@ __all__ = [
     "SessionWindow",
     "SqlSessionService",
     "StaleSessionWriteError",
+    "StoredEvents",
     "UnknownSessionError",
 ]

@@ -72,6 +72,7 @@ from ._rows import (
     marker,
     parse_marker,
 )
+from ._tail import StoredEvents, events_after
 from ._window import SessionWindow, stored_floor, wants_window
 
 _RUN_WINDOW = SessionWindow()
@@ -198,6 +199,21 @@ class SqlSessionService(BaseSessionService):
             self._events, self._marks, int(row[0]), rows, shared=for_a_run and _unfiltered(config)
         )
         return self._to_session(app_name, user_id, session_id, row, events, first)
+
+    async def events_after(
+        self, *, app_name: str, user_id: str, session_id: str, after_seq: int = 0
+    ) -> StoredEvents | None:
+        """The session's events stored after `after_seq` and the seq to poll after next:
+        what a follower reads instead of the whole session (None: no such session)."""
+        return await events_after(
+            self._store,
+            self._events,
+            self._marks,
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            after_seq=after_seq,
+        )
 
     async def _event_rows(
         self, tx: Tx, row_id: int, revision: int, config: GetSessionConfig | None
