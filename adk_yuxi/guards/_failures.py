@@ -14,21 +14,15 @@ failure, the run ending) are not charged again.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from typing import Any
 
-from google.adk.agents.callback_context import CallbackContext
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
-from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from ..errors import RunStopped, ToolErrorCode
-from ._budget import RepairLedger, remember
-from ._run_scoped import RunScoped
+from ._budget import RepairLedger
+from ._call_counts import CallCountPlugin, shown_tool
 
 __all__ = [
     "FAILURE_PLUGIN_NAME",
@@ -59,10 +53,9 @@ class RepeatedToolFailure(RunStopped):
 
     @classmethod
     def public_text(cls, tool: str, times: int) -> str:
-        named = f"`{tool}`" if tool.isidentifier() and len(tool) <= 64 else "a tool"
         return (
-            f"the model called {named} {times} times with the same arguments and it failed"
-            " each time"
+            f"the model called {shown_tool(tool)} {times} times with the same arguments and"
+            " it failed each time"
         )
 
 
@@ -83,27 +76,14 @@ def returned_error_code(result: Any) -> str | None:
     return None if code in _CHARGED_ELSEWHERE else code
 
 
-def _call_key(tool: BaseTool, args: dict[str, Any]) -> str:
-    try:
-        shown = json.dumps(args, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        shown = repr(sorted(args.items(), key=lambda item: str(item[0])))
-    return f"{tool.name}\x00{shown}"
-
-
-class ReturnedFailurePlugin(RunScoped, BasePlugin):
+class ReturnedFailurePlugin(CallCountPlugin):
     """Charges returned tool errors to `ledger`; ends the run at the `repeat_limit`-th
     identical failing call."""
 
     def __init__(
         self, ledger: RepairLedger, *, repeat_limit: int = 3, name: str = FAILURE_PLUGIN_NAME
     ) -> None:
-        if repeat_limit < 2:
-            raise ValueError("repeat_limit must be at least 2")
-        super().__init__(name=name)
-        self.ledger = ledger
-        self.repeat_limit = repeat_limit
-        self._failed: dict[str, Counter[str]] = {}
+        super().__init__(ledger, repeat_limit=repeat_limit, name=name)
 
     @override
     async def after_tool_callback(
@@ -117,14 +97,7 @@ class ReturnedFailurePlugin(RunScoped, BasePlugin):
         code = returned_error_code(result)
         if code is None:
             return None
-        run = tool_context.invocation_id
-        failed = self._failed.get(run)
-        if failed is None:
-            failed = Counter()
-            remember(self._failed, run, failed)
-        key = _call_key(tool, tool_args)
-        failed[key] += 1
-        times = failed[key]
+        times = self.count(tool_context.invocation_id, tool, tool_args)
         charge = self.ledger.charge(tool_context, f"{code} on {tool.name!r}")
         if times >= self.repeat_limit:
             text = RepeatedToolFailure.public_text(tool.name, times)
@@ -141,13 +114,3 @@ class ReturnedFailurePlugin(RunScoped, BasePlugin):
         else:
             answer["run_ending"] = ending.strip()
         return answer
-
-    @override
-    async def before_model_callback(
-        self, *, callback_context: CallbackContext, llm_request: LlmRequest
-    ) -> LlmResponse | None:
-        # A stand-alone budget ends the run itself; the runtime's leaves it to the runtime.
-        return self.ledger.stop_response(callback_context)
-
-    def end_run(self, invocation_id: str) -> None:
-        self._failed.pop(invocation_id, None)

@@ -16,22 +16,15 @@ calls: a model alternating two calls loops as surely as one repeating one.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections import Counter
 from typing import Any
 
-from google.adk.agents.callback_context import CallbackContext
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
-from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from typing_extensions import override
 
 from ..errors import RunStopped
-from ._budget import RepairLedger, remember
-from ._run_scoped import RunScoped
+from ._budget import RepairLedger
+from ._call_counts import CallCountPlugin, shown_tool
 
 __all__ = ["REPEATED_TOOL_CALL", "REPEAT_PLUGIN_NAME", "RepeatedCallPlugin", "RepeatedToolCall"]
 
@@ -48,24 +41,10 @@ class RepeatedToolCall(RunStopped):
 
     @classmethod
     def public_text(cls, tool: str, times: int) -> str:
-        named = f"`{tool}`" if tool.isidentifier() and len(tool) <= 64 else "a tool"
         return (
-            f"the model called {named} {times} times with the same arguments and got the"
-            " same result each time"
+            f"the model called {shown_tool(tool)} {times} times with the same arguments and"
+            " got the same result each time"
         )
-
-
-def _digest(value: Any) -> str | None:
-    """A fingerprint of a tool's arguments or result; None for a value that has none
-    (too deep, an int past Python's digit limit): such a call is never counted."""
-    try:
-        shown = json.dumps(value, sort_keys=True, default=str)
-    except (TypeError, ValueError, RecursionError):
-        try:
-            shown = repr(value)
-        except (ValueError, RecursionError):
-            return None
-    return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _failed(result: Any) -> bool:
@@ -73,19 +52,14 @@ def _failed(result: Any) -> bool:
     return isinstance(result, dict) and ("error" in result or result.get("isError") is True)
 
 
-class RepeatedCallPlugin(RunScoped, BasePlugin):
+class RepeatedCallPlugin(CallCountPlugin):
     """Ends the run (through `ledger`) at the `repeat_limit`-th identical call of a tool
     with an identical result."""
 
     def __init__(
         self, ledger: RepairLedger, *, repeat_limit: int = 5, name: str = REPEAT_PLUGIN_NAME
     ) -> None:
-        if repeat_limit < 2:
-            raise ValueError("repeat_limit must be at least 2")
-        super().__init__(name=name)
-        self.ledger = ledger
-        self.repeat_limit = repeat_limit
-        self._seen: dict[str, Counter[str]] = {}
+        super().__init__(ledger, repeat_limit=repeat_limit, name=name)
 
     @override
     async def after_tool_callback(
@@ -98,17 +72,7 @@ class RepeatedCallPlugin(RunScoped, BasePlugin):
     ) -> dict[str, Any] | None:
         if _failed(result):
             return None
-        run = tool_context.invocation_id
-        seen = self._seen.get(run)
-        if seen is None:
-            seen = Counter()
-            remember(self._seen, run, seen)
-        args, outcome = _digest(tool_args), _digest(result)
-        if args is None or outcome is None:
-            return None
-        key = f"{tool.name}\x00{args}\x00{outcome}"
-        seen[key] += 1
-        times = seen[key]
+        times = self.count(tool_context.invocation_id, tool, tool_args, result)
         if times < self.repeat_limit:
             return None
         self.ledger.halt(
@@ -116,13 +80,3 @@ class RepeatedCallPlugin(RunScoped, BasePlugin):
         )
         ending = f"The same call returned the same result {times} times, so this run ends."
         return {**result, "run_ending": ending} if isinstance(result, dict) else None
-
-    @override
-    async def before_model_callback(
-        self, *, callback_context: CallbackContext, llm_request: LlmRequest
-    ) -> LlmResponse | None:
-        # A stand-alone budget ends the run itself; the runtime's leaves it to the runtime.
-        return self.ledger.stop_response(callback_context)
-
-    def end_run(self, invocation_id: str) -> None:
-        self._seen.pop(invocation_id, None)
