@@ -73,7 +73,7 @@ class Corpus:
         return text[: max(text.find(" ", 500), 500)] + "."
 
     def chinese(self) -> str:
-        chars = self.rng.choices(self.hanzi, self.hanzi_weights, k=500)
+        chars = self.rng.choices(self.hanzi, self.hanzi_weights, k=170)
         return "".join(c + ("，" if i % 17 == 16 else "") for i, c in enumerate(chars)) + "。"
 
     def paragraphs(self, count: int) -> list[str]:

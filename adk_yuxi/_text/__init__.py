@@ -2,6 +2,7 @@
 
 from .tokens import (
     MAX_BODY_CHARS,
+    cjk_count,
     document_terms,
     index_tokens,
     query_terms,
@@ -11,6 +12,7 @@ from .tokens import (
 
 __all__ = [
     "MAX_BODY_CHARS",
+    "cjk_count",
     "document_terms",
     "index_tokens",
     "query_terms",

@@ -25,6 +25,7 @@ import unicodedata
 
 __all__ = [
     "MAX_BODY_CHARS",
+    "cjk_count",
     "document_terms",
     "index_tokens",
     "nfkc",
@@ -65,6 +66,7 @@ _RUN = re.compile(f"([{_CJK_CLASS}]+)|([^\\W_{_CJK_CLASS}]+)")
 # Full-width ASCII forms and the ideographic space: what keeps ordinary Chinese text
 # (its full-width comma) from being NFKC-normal. Each maps to its one-character NFKC
 # decomposition.
+_CJK = re.compile(f"[{_CJK_CLASS}]")
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _HALF_WIDTH = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFF01, 0xFF5F)}
 _HALF_WIDTH["\u3000"] = " "
@@ -127,3 +129,8 @@ def index_tokens(text: str) -> str:
 def query_tokens(text: str) -> list[str]:
     """The distinct tokens a query searches for, in order of appearance."""
     return [_encode(term) for term in query_terms(text)]
+
+
+def cjk_count(text: str) -> int:
+    """How many CJK characters `text` holds (each carries about a word's meaning)."""
+    return len(_CJK.findall(text))

@@ -35,6 +35,11 @@ __all__ = ["QUERY_CACHE", "HybridSearch"]
 _CANDIDATES = 20
 QUERY_CACHE = 256  # questions whose vectors are kept (a repeated question is not re-embedded)
 _SPARE = 5  # fused hits read beyond top_k, for dense hits deleted meanwhile
+EVIDENCE = 0.4
+"""Across bases with vectors, a lexical candidate counts only if it holds this share of
+the question's weighted terms: below it, it matched little but words such as "the",
+and its rank only pushed the dense side's answer down (`bench/bench_cross_base.py`:
+cross-lingual first hits 0.44 -> 0.69 at 0.4, nothing lost elsewhere)."""
 
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 
@@ -126,7 +131,7 @@ class HybridSearch:
                 store, [cid for ranked in lexical.values() for cid, _ in ranked]
                 + [h.cid for h in dense]
             )  # fmt: skip
-            lexical_order = _lexical_ranking(keys, lexical, rows)
+            lexical_order = _lexical_ranking(keys, lexical, rows, EVIDENCE if labels else 0.0)
         lists = [("lexical", lexical_order), ("dense", [h.cid for h in dense])]
         fused = fuse(lists, top_k + _SPARE)
         out: list[ChunkHit] = []
@@ -187,13 +192,13 @@ def _retrieved(task: asyncio.Future[Any]) -> None:
 
 
 def _lexical_ranking(
-    keys: list[int], per_base: dict[str, Ranked], rows: dict[int, Any]
+    keys: list[int], per_base: dict[str, Ranked], rows: dict[int, Any], floor: float
 ) -> list[int]:
     """BM25 scores of different bases do not compare (a base of one chunk ranks it first
     on the word "the"), so the candidates of all of them are scored alike: the share of
     the question's terms each contains, every term weighted by its inverse frequency
     among the candidates (a word most of them hold, "the", counts for little); ties keep
-    each base's own order."""
+    each base's own order. Candidates at or below ``floor`` are left out."""
     wanted = np.array(keys, dtype=np.int64)
     pool = [(rank, cid) for ranked in per_base.values() for rank, (cid, _) in enumerate(ranked)]
     pool = [(rank, cid) for rank, cid in pool if cid in rows]
@@ -204,7 +209,7 @@ def _lexical_ranking(
     weights = np.log1p((len(pool) - found + 0.5) / (found + 0.5))
     shares = holds @ weights / weights.sum()
     order = sorted(range(len(pool)), key=lambda i: (-float(shares[i]), pool[i][0]))
-    return [pool[i][1] for i in order if shares[i]]
+    return [pool[i][1] for i in order if shares[i] > floor]
 
 
 def _live(rows: dict[int, Any], cid: int, kb_ids: Sequence[str]) -> bool:

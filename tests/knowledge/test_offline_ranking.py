@@ -53,6 +53,10 @@ async def test_bases_ranked_together_with_the_offline_model(
         assert "五十个连接" in str((await best("数据库连接数的上限是多少？"))["content"])
         crossed = await best("how big may the database connection pool be?")
         assert "五十个连接" in str(crossed["content"]) and "dense" in crossed["signals"]
+        # The one-chunk base shares only "the" and "is" with this one: no lexical hit,
+        # and the Chinese section on the pool comes first.
+        crossed = await best("how big is the connection pool?")
+        assert "五十个连接" in str(crossed["content"]) and crossed["signals"] == ["dense"]
         with pytest.raises(InvalidKnowledgeRequestError, match="exactly one"):
             await service.query_kb_json(token, "handbook", "x", 5, "f_1", ["ops"])
     finally:

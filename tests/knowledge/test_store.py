@@ -219,3 +219,14 @@ def test_unusable_byte_options_are_refused_by_name(
     with pytest.raises(KnowledgeConfigError, match=next(iter(option))):
         KnowledgeStore(f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}", **option)
     assert not (tmp_path / "kb.db").exists()
+
+
+def test_a_chinese_section_is_a_chunk_of_its_own() -> None:
+    """A CJK character counts as about a word: four sections of 170 characters were one
+    500-character chunk (every topic in one vector), now each is its own."""
+    lines = [line for n in range(4) for line in (f"## 第{n}节", "", "运" * 170, "")]
+    chunks = chunk_lines(lines, target=500)
+    assert [c.content.split("\n")[0] for c in chunks] == [f"## 第{n}节" for n in range(4)]
+    long_line = chunk_lines(["字" * 1000], target=500)
+    assert len(long_line) >= 6 and all(len(c.content) <= 170 for c in long_line)
+    assert len(chunk_lines(["word " * 60] * 4, target=500)) == 1  # English unchanged
