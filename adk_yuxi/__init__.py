@@ -4,7 +4,7 @@ The entry names live here; an app is assembled in one call::
 
     from adk_yuxi import AgentConfig, LocalPrincipals, build_app
 
-    app = build_app(AgentConfig(name="helper", tools=("calculate",)), LocalPrincipals([]))
+    app = build_app(AgentConfig(name="helper", tools=("calculate",)), LocalPrincipals())
 
 They are imported on first use, so `import adk_yuxi` stays cheap (a CLI, a test
 collection and a type checker import it without building anything).

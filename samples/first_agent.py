@@ -15,7 +15,7 @@ def count_words(text: str) -> dict[str, int]:
 
 
 config = AgentConfig(name="first", instruction="Count words with the tool.", tools=("count_words",))
-app = build_app(config, LocalPrincipals([]))  # any user id; the model: YUXI_MODEL, or the demo
+app = build_app(config, LocalPrincipals())  # any user id; the model: YUXI_MODEL, or the demo
 
 
 async def main() -> None:

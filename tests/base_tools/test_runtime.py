@@ -73,7 +73,7 @@ async def test_without_records_the_tools_that_need_them_are_not_shown() -> None:
     """Shown and answering `tool_not_available` would waste the model's calls: a tool
     no capability serves is not declared, and a call to one is refused as unknown."""
     llm = ScriptedLlm([call("ask_user_question", questions=[{"question": "Sure?"}]), "done"])
-    app = build_app(AgentConfig(name="helper", tools=()), LocalPrincipals([]), model=llm)
+    app = build_app(AgentConfig(name="helper", tools=()), LocalPrincipals(), model=llm)
     runner = InMemoryRunner(app=app)
     session = await runner.session_service.create_session(app_name="helper", user_id=USER)
     events = await run(runner, session.id, user_text("hi"))

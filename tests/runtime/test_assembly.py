@@ -45,7 +45,7 @@ def kinds(app: App) -> list[type]:
 
 
 def test_the_defaults_are_offload_and_compaction_and_no_records() -> None:
-    app = build_app(CONFIG, LocalPrincipals([]), model=ScriptedLlm([]))
+    app = build_app(CONFIG, LocalPrincipals(), model=ScriptedLlm([]))
     shown = kinds(app)
     assert shown[0] is AuthorizationPlugin and shown[-1] is ToolResultOffloadPlugin
     assert PromptEstimatePlugin in shown  # the compaction's, for models that report no usage
@@ -61,7 +61,7 @@ def test_each_capability_lands_in_its_stage(tmp_path: Path) -> None:
     acts on it), plain plugins after the guards, the offload plugin last."""
     app = build_app(
         CONFIG,
-        LocalPrincipals([]),
+        LocalPrincipals(),
         model=ScriptedLlm([]),
         capabilities=[Audit(), RunRecords(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")],
     )
@@ -84,7 +84,7 @@ def test_a_listed_capability_replaces_the_default_of_its_type() -> None:
     summarizer = ScriptedLlm([])
     app = build_app(
         CONFIG,
-        LocalPrincipals([]),
+        LocalPrincipals(),
         model=ScriptedLlm([]),
         capabilities=[Offload(name="my_offload"), Compaction(summarizer=summarizer)],
     )
@@ -98,7 +98,7 @@ def test_two_capabilities_of_one_type_are_refused() -> None:
     with pytest.raises(TypeError, match="more than one RunRecords"):
         build_app(
             CONFIG,
-            LocalPrincipals([]),
+            LocalPrincipals(),
             model=ScriptedLlm([]),
             capabilities=[RunRecords("sqlite+aiosqlite://"), RunRecords("sqlite+aiosqlite://")],
         )
@@ -115,7 +115,7 @@ def test_a_base_tool_name_clashing_with_a_registered_tool_is_refused() -> None:
     with pytest.raises(ValueError, match="read_tool_result"):
         build_app(
             AgentConfig(name="helper", tools=("read_tool_result",)),
-            LocalPrincipals([]),
+            LocalPrincipals(),
             model=ScriptedLlm([]),
             toolbox=Toolbox(registry=registry),
         )

@@ -77,7 +77,7 @@ class World:
     def runner(self, llm: ScriptedLlm, **config: Any) -> Runner:
         app = build_app(
             AgentConfig(name=APP, **config),
-            LocalPrincipals([]),
+            LocalPrincipals(),
             model=llm,
             toolbox=Toolbox(registry=self.registry),
         )
@@ -325,7 +325,7 @@ async def test_without_an_artifact_service_the_prompt_is_still_bounded(world: Wo
     llm = ScriptedLlm([call("plain_text", size=40_000), "done"])
     app = build_app(
         AgentConfig(name=APP),
-        LocalPrincipals([]),
+        LocalPrincipals(),
         model=llm,
         toolbox=Toolbox(registry=world.registry),
     )
@@ -353,7 +353,7 @@ async def test_the_demo_model_reads_on_when_asked(world: World) -> None:
     """Offline, on the demo model: a stored result, then "read more" twice."""
     app = build_app(
         AgentConfig(name=APP),
-        LocalPrincipals([]),
+        LocalPrincipals(),
         model=DemoLlm(),
         toolbox=Toolbox(registry=world.registry),
     )

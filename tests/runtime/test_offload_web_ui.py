@@ -33,7 +33,7 @@ def sensor_dump() -> dict:
 
 app = build_app(
     AgentConfig(name="offloaded", instruction="Dump the sensors."),
-    LocalPrincipals([]),
+    LocalPrincipals(),
     toolbox=Toolbox(registry=registry),
     model="yuxi-demo",
 )

@@ -98,7 +98,7 @@ class World:
         self.llm = ScriptedLlm([])
         app = build_app(
             AgentConfig(name=APP, tools=("hostile",)),
-            LocalPrincipals([]),
+            LocalPrincipals(),
             model=self.llm,
             toolbox=Toolbox(registry=registry),
         )

@@ -54,7 +54,7 @@ config = AgentConfig(
 
 app: App = build_app(
     config,
-    LocalPrincipals([]),
+    LocalPrincipals(),
     toolbox=Toolbox(registry=registry),
     capabilities=[SaveFilesAsArtifactsPlugin(), RememberConversation()],
     model=model,

@@ -47,7 +47,7 @@ class LocalPrincipals:
     config that reaches every user (`ShareConfig.public()`).
     """
 
-    def __init__(self, records: Iterable[ResourceRecord], *, role: Role = Role.USER) -> None:
+    def __init__(self, records: Iterable[ResourceRecord] = (), *, role: Role = Role.USER) -> None:
         self._records = tuple(records)
         self._role = role
 
