@@ -16,7 +16,6 @@ with these values; exact wording stays 1.00 either way).
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,7 +36,7 @@ class Fused:
 def fuse(lists: Sequence[tuple[str, Sequence[Key]]], limit: int) -> list[Fused]:
     """The best ``limit`` keys over ``(signal, ranked keys)`` lists, best first; ties go
     to the key found first (earlier lists, higher ranks). Plain dicts while summing and
-    a partial sort: a query fuses about forty keys and keeps fifteen."""
+    one sort: a query fuses about forty keys and keeps fifteen."""
     scores: dict[Key, float] = {}
     found: dict[Key, int] = {}  # a bit per list that has the key
     for bit, (signal, keys) in enumerate(lists):
@@ -45,9 +44,10 @@ def fuse(lists: Sequence[tuple[str, Sequence[Key]]], limit: int) -> list[Fused]:
         for rank, key in enumerate(keys, start=RRF_K + 1):
             scores[key] = scores.get(key, 0.0) + weight / rank
             found[key] = found.get(key, 0) | flag
-    best = heapq.nlargest(limit, scores, key=scores.__getitem__)  # stable, like sorted()
+    best = sorted(scores, key=scores.__getitem__, reverse=True)[:limit]  # stable
     names = [signal for signal, _ in lists]
-    return [
-        Fused(key, scores[key], tuple(n for i, n in enumerate(names) if found[key] >> i & 1))
-        for key in best
-    ]
+    signals = {
+        mask: tuple(n for i, n in enumerate(names) if mask >> i & 1)
+        for mask in range(1, 1 << len(names))
+    }
+    return [Fused(key, scores[key], signals[found[key]]) for key in best]
