@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from .._sql.store import SqlStore
 from ._dense_snapshot import load_snapshot, save_snapshot, snapshot_keys
 
 __all__ = ["VECTOR_DTYPE", "BaseState", "DenseHit", "DenseSearch", "base_states", "vector_label"]
+
+logger = logging.getLogger(__name__)
 
 VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
 _LOAD_PAGE = 5000
@@ -184,7 +187,14 @@ class DenseSearch:
         if kb_id not in self._saves:
             task = asyncio.ensure_future(self._save(store, kb_id, entry))
             self._saves[kb_id] = task
-            task.add_done_callback(lambda _: self._saves.pop(kb_id, None))
+            task.add_done_callback(functools.partial(self._saved, kb_id))
+
+    def _saved(self, kb_id: str, task: asyncio.Task[None]) -> None:
+        """A failed save is logged and left for the next build: the index itself is
+        fine, only a later process restores nothing."""
+        self._saves.pop(kb_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("dense index of %r not saved: %r", kb_id, task.exception())
 
     async def _save(self, store: SqlStore, kb_id: str, entry: _Entry) -> None:
         """Serialises the index (under the base's lock: no add runs meanwhile) and
@@ -240,7 +250,11 @@ def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
 async def _restored(store: SqlStore, kb_id: str, model: str) -> _Entry | None:
     """The base's saved index, as a held entry of no label, for `_updated` to bring up
     to date; None without a snapshot of ``model``."""
-    index = await load_snapshot(store, kb_id, model, _index_class())
+    try:
+        index = await load_snapshot(store, kb_id, model, _index_class())
+    except Exception as exc:  # a cache: a build replaces it (noted, as a failed save is)
+        logger.warning("dense index of %r not restored: %r", kb_id, exc)
+        return None
     if index is None:
         return None
     index.expansion_search = EXPANSION_SEARCH

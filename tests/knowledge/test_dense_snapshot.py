@@ -128,3 +128,23 @@ async def test_replacing_the_vectors_or_deleting_the_base_drops_its_snapshot(
             assert await _count(store, SNAPSHOTS) == 0
     finally:
         await store.close()
+
+
+async def test_a_snapshot_that_cannot_be_written_leaves_the_index_serving(
+    platform: Platform, server: EmbeddingServer, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = await _filled(db_url, server)
+    try:
+        async with store.store.write() as tx:  # reading and writing it fail: no table
+            await tx.execute("DROP TABLE yx_kb_dense_snapshots")
+        dense = DenseSearch(snapshot_min=1)
+        await dense.refresh(store.store, "kb", "test-embed")
+        await dense.close()  # the failed restore and save are logged, not raised
+        assert "not restored" in caplog.text and "not saved" in caplog.text
+        found = await vector_label(store.store, "kb")
+        assert found is not None
+        question = _embedder(server).query("hardware token")
+        hits = await dense.search(store.store, "kb", found[0], found[1], question, 1, None)
+        assert len(hits) == 1 and dense._entries["kb"].unsaved == 3
+    finally:
+        await store.close()
