@@ -136,6 +136,7 @@ PUBLIC: dict[str, set[str]] = {
         "ToolRetriever",
         "compaction_forced",
         "latest_user_text",
+        "offline_embed",
         "schema_brief",
     },
     "adk_yuxi.knowledge": {

@@ -16,7 +16,7 @@ from ._budget import (
     RepairBudgetExhausted,
     RepairLedger,
 )
-from ._embedding import Embedder, EmbeddingToolRetriever
+from ._embedding import Embedder, EmbeddingToolRetriever, offline_embed
 from ._empty import EMPTY_REPLY_PLUGIN_NAME, EMPTY_REPLY_TEXT, EmptyReplyPlugin
 from ._failures import (
     FAILURE_PLUGIN_NAME,
@@ -73,6 +73,7 @@ __all__ = [
     "ToolRetriever",
     "compaction_forced",
     "latest_user_text",
+    "offline_embed",
     "returned_error_code",
     "schema_brief",
 ]

@@ -20,12 +20,23 @@ from ..tools import ToolRegistry, default_registry
 from ._bm25 import ToolDocument
 from ._retrieval import registry_documents
 
-__all__ = ["Embedder", "EmbeddingToolRetriever"]
+__all__ = ["Embedder", "EmbeddingToolRetriever", "offline_embed"]
 
 Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 """Texts in, one vector per text out (any length, the same for every call)."""
 
 _EXTRA_CACHE = 4096
+
+
+def offline_embed() -> Embedder:
+    """The knowledge bases' bundled offline model (the ``knowledge`` extra), in e5's
+    "query: " form on both sides, as e5 advises for matching alike texts. On the bench's
+    labelled set (`bench/bench_shared_embeddings.py`) recall@5 0.94 against BM25's 0.74,
+    and 0.72 for tools embedded as passages."""
+    from ..knowledge import OfflineEmbedder
+
+    model = OfflineEmbedder()
+    return lambda texts: [model.query(text).tolist() for text in texts]
 
 
 def _text(document: ToolDocument) -> str:
@@ -38,6 +49,10 @@ def _unit(vector: Sequence[float]) -> tuple[float, ...]:
 
 
 class EmbeddingToolRetriever:
+    blocking = True
+    """Each retrieval embeds the question (a model or a network call): the retrieval
+    plugin runs it in a worker thread, not on the event loop."""
+
     def __init__(self, embed: Embedder, registry: ToolRegistry | None = None) -> None:
         self.embed = embed
         self.registry = default_registry if registry is None else registry

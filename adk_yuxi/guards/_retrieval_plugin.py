@@ -11,6 +11,7 @@ declarations as they were (logged), since hiding everything would stop the agent
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -117,7 +118,11 @@ class ToolRetrievalPlugin(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        keep = self.select(latest_user_text(llm_request), llm_request.tools_dict)
+        query, declared = latest_user_text(llm_request), llm_request.tools_dict
+        if getattr(self.retriever, "blocking", False):  # embeds: off the event loop
+            keep = await asyncio.to_thread(self.select, query, declared)
+        else:  # BM25: microseconds, less than the hop to a thread
+            keep = self.select(query, declared)
         if keep is not None and llm_request.config is not None:
             _keep_only(llm_request, keep)
         return None

@@ -2,7 +2,12 @@
 in memory from the vectors on the platform database.
 
 Vectors live in ``yx_kb_vectors``, so every replica of the knowledge server, and a
-restart, rebuilds its index without embedding anything again. An index is labelled
+restart, rebuilds its index without embedding anything again. Building is slow (100,000
+vectors: minutes on two busy cores), so the index is also kept serialised beside them
+(`_dense_snapshot`): whoever builds it saves it, in the background, and a process
+without one restores it and adds or removes the chunks changed since. Writers
+(`refresh`, after an ingest or `yuxi kb embed`) build it, so a query rarely has to.
+An index is labelled
 with the base's revision and its vector revision, read before its rows; a query reads
 both first and rebuilds on a difference. Hits are only candidates: the query path
 reads their rows by chunk id afterwards, so a deleted file never comes back.
@@ -12,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,13 +28,20 @@ from typing import Any
 import numpy as np
 
 from .._sql.store import SqlStore
+from ._dense_snapshot import load_snapshot, save_snapshot, snapshot_keys
 
 __all__ = ["VECTOR_DTYPE", "BaseState", "DenseHit", "DenseSearch", "base_states", "vector_label"]
+
+logger = logging.getLogger(__name__)
 
 VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
 _LOAD_PAGE = 5000
 _ID_PAGE = 50_000
 _MAX_BASES = 64
+SNAPSHOT_MIN = 2000  # vectors: a smaller index builds in well under a second
+# Candidates a search keeps while walking the graph (usearch's default is 64). A query
+# asks for 20; at 32 the search costs half as much. Measured: docs/knowledge.md.
+EXPANSION_SEARCH = 32
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,7 @@ class _Entry:
     size: int
     cids: np.ndarray  # the chunk ids it holds, ascending
     removed: int = 0  # removed since built (usearch keeps their slots)
+    unsaved: int = 0  # vectors added or removed since its snapshot was saved or read
 
 
 @dataclass(frozen=True)
@@ -94,12 +109,28 @@ async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], st
 class DenseSearch:
     """The dense indexes of one store's bases, least recently used dropped first."""
 
-    def __init__(self) -> None:
+    def __init__(self, snapshot_min: int = SNAPSHOT_MIN) -> None:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._saves: dict[str, asyncio.Task[None]] = {}
+        self.snapshot_min = snapshot_min
 
     def forget(self, kb_id: str) -> None:
         self._entries.pop(kb_id, None)
+
+    async def close(self) -> None:
+        """Waits for the snapshots being saved (a CLI ingest leaves its index behind)."""
+        while self._saves:
+            await asyncio.gather(*list(self._saves.values()), return_exceptions=True)
+
+    async def refresh(self, store: SqlStore, kb_id: str, model: str) -> None:
+        """Brings the base's index up to its vectors now, and saves its snapshot when due:
+        called where vectors are written, so the next query finds the index ready."""
+        found = await vector_label(store, kb_id)
+        if found is not None and found[1] == model:
+            entry = self._entries.get(kb_id)
+            if entry is None or entry.label != found[0]:
+                await self._load(store, kb_id, found[0], model)
 
     @property
     def nbytes(self) -> int:
@@ -137,7 +168,9 @@ class DenseSearch:
             if current is not None and current.label == label:
                 return current
             entry = None
-            if current is not None and current.model == model:
+            if current is None or current.model != model:
+                current = await _restored(store, kb_id, model)
+            if current is not None:
                 entry = await _updated(store, kb_id, label, current)
             if entry is None:
                 rows = await _vector_rows(store, kb_id)
@@ -146,7 +179,32 @@ class DenseSearch:
             self._entries[kb_id] = entry
             while len(self._entries) > _MAX_BASES:
                 self._entries.popitem(last=False)
+            if entry.size >= self.snapshot_min and 4 * entry.unsaved >= entry.size:
+                self._schedule_save(store, kb_id, entry)
             return entry
+
+    def _schedule_save(self, store: SqlStore, kb_id: str, entry: _Entry) -> None:
+        if kb_id not in self._saves:
+            task = asyncio.ensure_future(self._save(store, kb_id, entry))
+            self._saves[kb_id] = task
+            task.add_done_callback(functools.partial(self._saved, kb_id))
+
+    def _saved(self, kb_id: str, task: asyncio.Task[None]) -> None:
+        """A failed save is logged and left for the next build: the index itself is
+        fine, only a later process restores nothing."""
+        self._saves.pop(kb_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("dense index of %r not saved: %r", kb_id, task.exception())
+
+    async def _save(self, store: SqlStore, kb_id: str, entry: _Entry) -> None:
+        """Serialises the index (under the base's lock: no add runs meanwhile) and
+        writes it; the entry then counts nothing unsaved."""
+        async with self._locks[kb_id]:
+            entry = self._entries.get(kb_id, entry)
+            data = await asyncio.to_thread(entry.index.save)
+        await save_snapshot(store, kb_id, entry.model, data)
+        if self._entries.get(kb_id) is entry:
+            self._entries[kb_id] = dataclasses.replace(entry, unsaved=0)
 
 
 async def _vector_rows(store: SqlStore, kb_id: str) -> list[Any]:
@@ -180,12 +238,28 @@ def _index_class() -> Any:
 def _build(label: tuple[str, str], model: str, rows: list[Any]) -> _Entry:
     Index = _index_class()
     dims = len(bytes(rows[0][1])) // 2 if rows else 1
-    index = Index(ndim=dims, metric="cos", dtype="i8")
+    index = Index(ndim=dims, metric="cos", dtype="i8", expansion_search=EXPANSION_SEARCH)
     keys = np.fromiter((int(r[0]) for r in rows), np.uint64, len(rows))
     if rows:
         matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), VECTOR_DTYPE)
-        index.add(keys, matrix.reshape(len(rows), dims).astype(np.float32))
-    return _Entry(label, model, index, len(rows), np.sort(keys.astype(np.int64)))
+        index.add(keys, matrix.reshape(len(rows), dims))  # float16 as stored: no copy
+    size = len(rows)
+    return _Entry(label, model, index, size, np.sort(keys.astype(np.int64)), unsaved=size)
+
+
+async def _restored(store: SqlStore, kb_id: str, model: str) -> _Entry | None:
+    """The base's saved index, as a held entry of no label, for `_updated` to bring up
+    to date; None without a snapshot of ``model``."""
+    try:
+        index = await load_snapshot(store, kb_id, model, _index_class())
+    except Exception as exc:  # a cache: a build replaces it (noted, as a failed save is)
+        logger.warning("dense index of %r not restored: %r", kb_id, exc)
+        return None
+    if index is None:
+        return None
+    index.expansion_search = EXPANSION_SEARCH
+    cids = snapshot_keys(index)
+    return _Entry(("", ""), model, index, len(cids), cids)
 
 
 async def _updated(
@@ -211,15 +285,16 @@ async def _updated(
         vectors = matrix.reshape(len(rows), dims).astype(np.float32)
         await asyncio.to_thread(_add, held.index, keys, vectors)
     cids = np.union1d(np.setdiff1d(held.cids, gone), [int(r[0]) for r in rows]).astype(np.int64)
-    return _Entry(label, held.model, held.index, len(cids), cids, removed)
+    unsaved = held.unsaved + len(gone) + len(rows)
+    return _Entry(label, held.model, held.index, len(cids), cids, removed, unsaved)
 
 
 def _add(index: Any, keys: np.ndarray, vectors: np.ndarray) -> None:
     """Adds the keys it does not hold yet (an update cancelled meanwhile may have added
-    some: its thread runs to the end)."""
+    some: its thread runs to the end); every core for a large batch."""
     fresh = ~np.asarray(index.contains(keys), dtype=bool)
     if fresh.any():
-        index.add(keys[fresh], vectors[fresh], threads=1)
+        index.add(keys[fresh], vectors[fresh], threads=0 if fresh.sum() > 1000 else 1)
 
 
 async def _vector_ids(store: SqlStore, kb_id: str) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 from .._sql.store import SqlStore, Tx
 from ._cancel import checkpoint
 from ._dense import VECTOR_DTYPE
+from ._dense_snapshot import delete_snapshot
 from ._embedding import Embedder, EmbeddingError
 from ._progress import IngestProgress
 
@@ -131,3 +132,4 @@ async def reset_vectors(store: SqlStore, kb_id: str) -> None:
     async with store.write() as tx:
         await tx.execute("DELETE FROM yx_kb_vectors WHERE kb_id = :kb", {"kb": kb_id})
         await tx.execute("DELETE FROM yx_kb_embeddings WHERE kb_id = :kb", {"kb": kb_id})
+        await delete_snapshot(tx, kb_id)

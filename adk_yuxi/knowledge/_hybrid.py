@@ -218,12 +218,11 @@ def _live(rows: dict[int, Any], cid: int, kb_ids: Sequence[str]) -> bool:
     return row is not None and row[1] in kb_ids and row[7] is not None
 
 
-def _hit(row: Any, score: float, signals: set[str] | None = None) -> ChunkHit:
-    order = ("lexical", "dense")
+def _hit(row: Any, score: float, signals: tuple[str, ...] = ("lexical",)) -> ChunkHit:
     return ChunkHit(
         kb_id=row[1], file_id=row[2], file_name=row[7], seq=int(row[3]),
         start_line=int(row[4]), end_line=int(row[5]), content=row[6], score=score,
-        signals=("lexical",) if signals is None else tuple(s for s in order if s in signals),
+        signals=signals,
     )  # fmt: skip
 
 

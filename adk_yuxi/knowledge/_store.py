@@ -26,6 +26,7 @@ from ..documents import DEFAULT_MAX_BYTES, ConverterRegistry, DocumentSource, de
 from ._cancel import checkpoint
 from ._chunking import chunk_lines
 from ._dense import DenseSearch
+from ._dense_snapshot import delete_snapshot
 from ._embed_fill import check_model, fill_vectors, reset_vectors
 from ._embedding import Embedder
 from ._errors import (
@@ -118,6 +119,7 @@ class KnowledgeStore(FileReads):
 
     async def close(self) -> None:
         await self._search.close()
+        await self._dense.close()
         if self._owns_store:
             await self._store.close()
 
@@ -210,6 +212,7 @@ class KnowledgeStore(FileReads):
             await tx.execute("DELETE FROM yx_kb_terms WHERE kb_id = :id", {"id": kb_id})
             await tx.execute("DELETE FROM yx_kb_vectors WHERE kb_id = :id", {"id": kb_id})
             await tx.execute("DELETE FROM yx_kb_embeddings WHERE kb_id = :id", {"id": kb_id})
+            await delete_snapshot(tx, kb_id)
             await tx.execute("DELETE FROM yx_kb_chunks WHERE kb_id = :id", {"id": kb_id})
             await tx.execute(
                 "DELETE FROM yx_kb_texts WHERE file_id IN"
@@ -298,9 +301,10 @@ class KnowledgeStore(FileReads):
 
     async def _embed_missing(self, kb_id: str, progress: IngestProgress | None) -> None:
         """Vectors for the base's chunks that lack one (this file's, and any an earlier
-        ingest left when it was interrupted)."""
+        ingest left when it was interrupted), and the dense index brought up to them."""
         if self.embedder is not None:
             await fill_vectors(self._store, kb_id, self.embedder, progress=progress)
+            await self._dense.refresh(self._store, kb_id, self.embedder.name)
 
     async def embed(
         self, kb_id: str, *, progress: IngestProgress | None = None, replace: bool = False
@@ -316,6 +320,7 @@ class KnowledgeStore(FileReads):
             await reset_vectors(self._store, kb_id)
             self._dense.forget(kb_id)
         count = await fill_vectors(self._store, kb_id, self.embedder, progress=progress)
+        await self._dense.refresh(self._store, kb_id, self.embedder.name)
         if progress:
             progress.done()
         return count

@@ -3,7 +3,8 @@ them and a revision every vector write changes.
 
 A part of its own (registered after ``knowledge``), so vectors migrate independently of
 the lexical tables. Vectors are float16 rows, L2-normalised; no database extension
-(pgvector, sqlite-vec) is needed: the search index is built in memory from them.
+(pgvector, sqlite-vec) is needed: the search index is built in memory from them, or
+restored from the serialised index kept beside them (`_dense_snapshot`).
 """
 
 from __future__ import annotations
@@ -34,11 +35,28 @@ _DDL: dict[Backend, list[str]] = {
 }
 
 
+_SNAPSHOTS = """CREATE TABLE IF NOT EXISTS yx_kb_dense_snapshots (
+      kb_id TEXT NOT NULL,
+      part INTEGER NOT NULL,
+      model TEXT NOT NULL,
+      data {blob} NOT NULL,
+      PRIMARY KEY (kb_id, part))"""
+
+
 async def _baseline(m: Migration) -> None:
     await m.run_ddl(_DDL)
 
 
+async def _snapshots(m: Migration) -> None:
+    blobs: dict[Backend, str] = {"sqlite": "BLOB", "postgresql": "BYTEA"}
+    await m.run_ddl({backend: [_SNAPSHOTS.format(blob=b)] for backend, b in blobs.items()})
+
+
 VECTOR_SCHEMA = SchemaPart(
-    "knowledge_vectors", (Step(1, "chunk vectors and the model of each base", _baseline),)
+    "knowledge_vectors",
+    (
+        Step(1, "chunk vectors and the model of each base", _baseline),
+        Step(2, "serialised dense indexes, restored instead of rebuilt", _snapshots),
+    ),
 )
 _ = KNOWLEDGE_SCHEMA  # registered first: vectors refer to its chunks

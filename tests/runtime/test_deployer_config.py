@@ -170,3 +170,15 @@ def test_a_user_may_offload_more_never_less(tmp_path: Path) -> None:
         {"name": "a", "offload_tool_results": None}, Kit(tmp_path).principal(role=Role.ADMIN)
     )
     assert admins.offload_tool_results is None
+
+
+def test_only_an_admin_chooses_the_embedding_tool_retriever(tmp_path: Path) -> None:
+    kit = Kit(tmp_path)
+    data = {"name": "a", "tool_retrieval": {"top_k": 4, "retriever": "offline"}}
+    with pytest.raises(AgentConfigError, match=r"tool_retrieval\.retriever"):
+        AgentConfig.from_user(data, kit.principal())
+    assert AgentConfig.from_user(data, kit.principal(role=Role.ADMIN)).tool_retrieval
+    deployer = AgentConfig.model_validate(data)  # the deployer chose it: users keep it
+    assert AgentConfig.from_user(data, kit.principal(), deployer=deployer).tool_retrieval
+    bm25 = {"name": "a", "tool_retrieval": {"top_k": 4}}
+    assert AgentConfig.from_user(bm25, kit.principal()).tool_retrieval

@@ -16,6 +16,7 @@ from ...guards import (
     CallRepairPlugin,
     Charge,
     ContextOverflowPlugin,
+    EmbeddingToolRetriever,
     EmptyReplyPlugin,
     RepeatedCallPlugin,
     ReturnedFailurePlugin,
@@ -23,12 +24,13 @@ from ...guards import (
     StructuredOutputPlugin,
     ToolRetrievalPlugin,
     ToolRetriever,
+    offline_embed,
 )
 from ...tools import ToolRegistry
 from ...tools.base import BASE_TOOLS
 from ..authorization._errors import ToolFailureLimitReached
 from ..authorization._plugin import AuthorizationPlugin
-from ..config._config import AgentConfig
+from ..config._config import AgentConfig, ToolRetrieval
 from ..rights._visibility import SKILL_LOADER_TOOLS
 
 __all__ = ["RunFailureLedger", "guard_plugins"]
@@ -117,7 +119,7 @@ def guard_plugins(
         always.update(retrieval.pinned)
         plugins.append(
             ToolRetrievalPlugin(
-                retriever or BM25ToolRetriever(registry),
+                retriever or _configured(retrieval, registry),
                 top_k=retrieval.top_k,
                 always=always,
             )
@@ -131,3 +133,9 @@ def guard_plugins(
     if output_schema is not None:
         plugins.append(StructuredOutputPlugin())
     return plugins
+
+
+def _configured(retrieval: ToolRetrieval, registry: ToolRegistry | None) -> ToolRetriever:
+    if retrieval.retriever == "offline":
+        return EmbeddingToolRetriever(offline_embed(), registry)
+    return BM25ToolRetriever(registry)

@@ -61,6 +61,10 @@ class ToolRetrieval(BaseModel):
 
     top_k: int = Field(default=8, ge=1, le=100)
     pinned: tuple[str, ...] = ()
+    retriever: Literal["bm25", "offline"] = "bm25"
+    """"bm25" (the default: microseconds a step, no extra), or "offline": the knowledge
+    bases' bundled embedding model (the ``knowledge`` extra; recall@5 0.94 against 0.74
+    on the bench's labelled tools, for one question embedding a step, about 30 ms)."""
 
     @field_validator("pinned", mode="before")
     @classmethod

@@ -64,6 +64,13 @@ def config_from_user(
         update={f: getattr(asked, f) for f in asked.model_fields_set if "limits" in given}
     )
     problems += _raised_limits(limits, ceiling.limits)
+    # An embedding retriever runs a model every model step: capacity, the deployer's.
+    asked_retriever = None if config.tool_retrieval is None else config.tool_retrieval.retriever
+    allowed = "bm25" if ceiling.tool_retrieval is None else ceiling.tool_retrieval.retriever
+    if asked_retriever not in (None, "bm25", allowed):
+        problems.append(
+            ("tool_retrieval.retriever", "only an administrator chooses an embedding retriever")
+        )
     offload = _offload(config.offload_tool_results, ceiling.offload_tool_results)
     if "offload_tool_results" in given:
         problems += _raised_offload(offload, ceiling.offload_tool_results)

@@ -1,0 +1,60 @@
+"""Serialised dense indexes, kept in the platform database beside the vectors.
+
+Building an HNSW index of 100,000 vectors takes minutes on two busy cores; restoring
+its serialised form takes about a second. So whoever builds a base's index (a query,
+`yuxi kb embed`, an ingest) writes it here, and another process, a replica or a
+restart starts from it. A snapshot is only a starting point: the loader compares the
+chunk ids it holds with the base's vectors and adds or removes the difference (chunk
+ids are never reused, so a held id's vector is still right). It records the model
+that made its vectors; one of another model is ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import numpy as np
+
+from .._sql.store import SqlStore, Tx
+
+__all__ = ["delete_snapshot", "load_snapshot", "save_snapshot", "snapshot_keys"]
+
+_PART = 4 << 20  # bytes a row: well under every backend's limit, cheap to page
+
+
+async def load_snapshot(store: SqlStore, kb_id: str, model: str, index_class: Any) -> Any | None:
+    """The base's restored index when one of ``model`` was saved, else None."""
+    async with store.read() as tx:
+        rows = await tx.fetchall(
+            "SELECT model, data FROM yx_kb_dense_snapshots WHERE kb_id = :kb ORDER BY part",
+            {"kb": kb_id},
+        )
+    if not rows or any(str(r[0]) != model for r in rows):
+        return None
+    data = bytearray().join(bytes(r[1]) for r in rows)
+    del rows
+    return await asyncio.to_thread(index_class.restore, data)
+
+
+def snapshot_keys(index: Any) -> np.ndarray:
+    """The chunk ids an index holds, ascending (in one slice: iterating the keys looks
+    each one up by offset, quadratic in the index's size)."""
+    return np.sort(np.asarray(index.keys[0 : len(index)]).astype(np.int64))
+
+
+async def save_snapshot(store: SqlStore, kb_id: str, model: str, data: bytes) -> None:
+    """Replaces the base's snapshot with ``data`` (``index.save()``), in one transaction."""
+    view = memoryview(data)
+    async with store.write() as tx:
+        await delete_snapshot(tx, kb_id)
+        for part, at in enumerate(range(0, len(view), _PART)):
+            await tx.execute(
+                "INSERT INTO yx_kb_dense_snapshots (kb_id, part, model, data)"
+                " VALUES (:kb, :p, :m, :d)",
+                {"kb": kb_id, "p": part, "m": model, "d": bytes(view[at : at + _PART])},
+            )
+
+
+async def delete_snapshot(tx: Tx, kb_id: str) -> None:
+    await tx.execute("DELETE FROM yx_kb_dense_snapshots WHERE kb_id = :kb", {"kb": kb_id})
