@@ -22,7 +22,7 @@ from google.genai import types
 from adk_yuxi.access import Role
 from adk_yuxi.runtime import AgentConfig, Compaction, ContextPolicy, Toolbox, build_app
 from adk_yuxi.runtime.assembly._deferred_compaction import OVER_BUDGET_KEY
-from adk_yuxi.sessions import SqlSessionService
+from adk_yuxi.sessions import SessionWindow, SqlSessionService
 from adk_yuxi.testing import ScriptedLlm
 
 from ._kit import USER, Kit
@@ -359,3 +359,27 @@ async def test_a_new_run_of_the_session_cancels_the_summary_in_flight(tmp_path: 
         assert "two" in said
         assert len(summaries.asked_before) == 2  # cancelled, then again after the run
         assert len([e for e in await _stored(sessions) if e.actions.compaction]) == 1
+
+
+async def test_the_event_count_keeps_windowed_reads_short(tmp_path: Path) -> None:
+    """The second compaction by count is made from the run's windowed session (the
+    first summary and what follows it): its summary still stores a window floor, so a
+    run's read starts at the newest summary."""
+    model = ScriptedLlm([f"answer {i}" for i in range(12)])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 15)
+        runner = Runner(
+            app=_app(Kit(tmp_path), model, summaries, BY_COUNT), session_service=sessions
+        )
+        for i in range(11):  # 2 events a turn: a second compaction by the tenth
+            await _turn(runner, f"question {i}")
+        await runner.close()
+        assert len(summaries.asked_before) == 2
+        whole = await _stored(sessions)
+        windowed = await sessions.get_session(
+            app_name="a", user_id=USER, session_id="s", config=SessionWindow()
+        )
+        assert windowed is not None and len(whole) > 50
+        assert windowed.events[0].timestamp > whole[0].timestamp
+        assert len(windowed.events) <= 2 + 1 + 2 * 2  # kept, the summary, the turns since

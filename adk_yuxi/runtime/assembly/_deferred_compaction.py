@@ -51,6 +51,7 @@ from google.adk.apps.app import EventsCompactionConfig
 from google.adk.events.event import Event
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.sessions.session import Session
 from google.genai import types
 from typing_extensions import override
 
@@ -227,7 +228,7 @@ class DeferredCompactionPlugin(BasePlugin):
             return
         if not tailed:
             if self._too_many_events(session.events):
-                await self._compact(invocation_context)  # the answer has streamed
+                await self._compact(invocation_context, reread=False)  # answered already
             return
         task = asyncio.create_task(self._compact(invocation_context))
         self._compacting[key] = task
@@ -239,26 +240,31 @@ class DeferredCompactionPlugin(BasePlugin):
     ) -> None:
         self._tailed.discard(invocation_context.invocation_id)
 
-    async def _compact(self, ctx: InvocationContext) -> None:
-        """Compacts the whole session as read now; a stale or failed summary is dropped."""
+    async def _compact(self, ctx: InvocationContext, *, reread: bool = True) -> None:
+        """Compacts the session read again now (after a tailed run, whose session lost
+        its older events), or the run's own session (`reread=False`: whole, or windowed
+        from the latest summary, which is all ADK's compaction reads); a stale or failed
+        summary is dropped."""
         config = self._config(ctx)
         assert config is not None and config.token_threshold is not None
         try:
-            whole = await ctx.session_service.get_session(
-                app_name=ctx.session.app_name,
-                user_id=ctx.session.user_id,
-                session_id=ctx.session.id,
-            )
-            if whole is None or not (
-                over_threshold(whole.events, config.token_threshold)
-                or self._too_many_events(whole.events)
-            ):
-                return  # gone, or a summary landed meanwhile
-            await compact_session_now(ctx, session=whole)
+            session: Session | None = ctx.session
+            if reread:
+                session = await ctx.session_service.get_session(
+                    app_name=ctx.session.app_name,
+                    user_id=ctx.session.user_id,
+                    session_id=ctx.session.id,
+                )
+                if session is None or not (
+                    over_threshold(session.events, config.token_threshold)
+                    or self._too_many_events(session.events)
+                ):
+                    return  # gone, or a summary landed meanwhile
+            await compact_session_now(ctx, session=session)
         except StaleSessionError:
-            logger.info("Background compaction dropped: the session moved on while it ran")
+            logger.info("Compaction dropped: the session moved on while it ran")
         except Exception:
-            logger.warning("Background compaction failed; the next turn tries again", exc_info=True)
+            logger.warning("Compaction failed; the next turn tries again", exc_info=True)
 
     async def settle(self) -> None:
         """Waits for the compactions in flight (tests, a host's shutdown)."""
