@@ -19,10 +19,8 @@ summarizer and ADK's token-threshold compaction, `GuardedSummarizer` included: a
 or discarded summary is not stored. The summary is appended at the revision that task
 read, so a run or another compaction that appended first makes it stale and it is
 dropped (logged): two compactions of one session never both land. Within a process a
-session has at most one such compaction in flight, and a new run of the session cancels
-it before storing its message (a summary landing between that run's read and its first
-append would fail the run; after the run the session is compacted again if still due).
-Later turns read the summary and what follows it.
+session has at most one such compaction in flight. Later turns read the summary and
+what follows it.
 
 A history can also be long in events and short in tokens (many small turns, tool calls
 with small results): ADK still builds the model's contents from every event since the
@@ -185,22 +183,6 @@ class DeferredCompactionPlugin(BasePlugin):
         )
         del events[:start]
         self._tailed.add(invocation_context.invocation_id)
-        return None
-
-    @override
-    async def on_user_message_callback(
-        self, *, invocation_context: InvocationContext, user_message: types.Content
-    ) -> types.Content | None:
-        """Cancels this session's compaction in flight: the run has read the session and
-        is about to store its message, and a summary landing in between would make that
-        append stale and fail the run. The run's message makes such a summary stale
-        anyway; after the run the session is compacted again if it is still due."""
-        session = invocation_context.session
-        task = self._compacting.get((session.app_name, session.user_id, session.id))
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            logger.info("Background compaction cancelled: a new run of the session started")
         return None
 
     @override
