@@ -224,13 +224,16 @@ class DeferredCompactionPlugin(BasePlugin):
 
     async def _compact(self, ctx: InvocationContext, *, reread: bool = True) -> None:
         """Compacts the session read again now (after a tailed run, whose session lost
-        its older events), or the run's own session (`reread=False`: whole, or windowed
-        from the latest summary, which is all ADK's compaction reads); a stale or failed
-        summary is dropped."""
+        its older events), or a copy of the run's own session (`reread=False`: whole, or
+        windowed from the latest summary, which is all ADK's compaction reads; a copy,
+        so that ADK's own check after the run still reads the run's reported prompt size
+        rather than estimating one behind the new summary); a stale or failed summary
+        is dropped."""
         config = self._config(ctx)
         assert config is not None and config.token_threshold is not None
         try:
-            session: Session | None = ctx.session
+            own = ctx.session
+            session: Session | None = own.model_copy(update={"events": list(own.events)})
             if reread:
                 session = await ctx.session_service.get_session(
                     app_name=ctx.session.app_name,
