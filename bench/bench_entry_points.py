@@ -22,12 +22,15 @@ from one run with interleaved rounds (medians):
    to the answer, to the end of the run, and until its summary is stored (a turn that
    starts above the token threshold answers from the newest events that fit and the
    session is compacted after the run, in the background, which the bench waits for,
-   untimed; one over the event count is compacted at the end of its run). In
-   each round every entry point first runs one untimed turn on a new session: the turn
-   that follows plain ADK's 100 ms - 2 s turns cost about 2 ms more CPU than the same
-   turn after a light one, which inflated the anchor of the entry point measured next
-   (the runner's) and flattered its ratio: the CLI construction's lower anchor was the
-   clean one.
+   untimed; one over the event count is compacted at the end of its run). The entry
+   points' rounds interleave them, in reverse order every other round (which one
+   follows which moved their anchors by 0.5 ms); plain ADK's rounds come after, and
+   every contender runs one untimed new-session turn before its timed ones each round:
+   a turn after plain ADK's 100 ms - 2 s turns cost up to 2 ms more CPU than after a
+   light one, which inflated the anchor of the entry point measured next (the
+   runner's, 5.4-8.3 ms against the CLI construction's 4.9-5.8 in the same runs, where
+   interleaved alone in alternating order they cost the same, 5.5 and 5.6 ms) and
+   flattered its ratio.
 
     python -m bench.bench_entry_points [--quick] [--sizes 1000,10000] [--rounds 5]
         [--entries runner,adk_cli,host]
@@ -118,14 +121,19 @@ async def long_table(
             await _new_session_turns(turn, 1)  # warm-up
         samples: dict[tuple[str, int], list[float]] = {key: [] for key in cells}
         samples |= {(name, 0): [] for name in turns}
-        for index in range(rounds):
-            for name, turn in turns.items():
-                await _new_session_turns(turn, 1)  # untimed: see the module docstring
-                samples[name, 0].append(await _new_session_turns(turn, 1))
-                for size in sizes:
-                    if name.startswith("plain") and size >= HEAVY and index > 0:
-                        continue
-                    samples[name, size].append((await turn.run(cells[name, size]))[2])
+        # Plain ADK's long turns (100 ms - 2 s) in rounds of their own, after the entry
+        # points' interleaved rounds: see the module docstring.
+        entries = [name for name in turns if not name.startswith("plain")]
+        for phase in (entries, [name for name in turns if name not in entries]):
+            for index in range(rounds):
+                for name in phase if index % 2 == 0 else phase[::-1]:
+                    turn = turns[name]
+                    await _new_session_turns(turn, 1)  # untimed warm-up
+                    samples[name, 0].append(await _new_session_turns(turn, 1))
+                    for size in sizes:
+                        if name.startswith("plain") and size >= HEAVY and index > 0:
+                            continue
+                        samples[name, size].append((await turn.run(cells[name, size]))[2])
     rows = []
     for name in turns:
         anchor = median_rate(samples[name, 0])
