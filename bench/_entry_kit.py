@@ -52,8 +52,15 @@ from adk_yuxi.access import (
 )
 from adk_yuxi.apikeys import ApiKeyStore
 from adk_yuxi.host import ApiConfig, create_app
-from adk_yuxi.runtime import AgentConfig, RunRecords, Toolbox, build_app
-from adk_yuxi.runtime.assembly._deferred_compaction import OVER_BUDGET_KEY
+from adk_yuxi.runtime import (
+    DEFAULT_COMPACT_AT_EVENTS,
+    AgentConfig,
+    ContextPolicy,
+    RunRecords,
+    Toolbox,
+    build_app,
+)
+from adk_yuxi.runtime.assembly._deferred_compaction import OVER_BUDGET_KEY, events_since_summary
 from adk_yuxi.storage import open_services, register_service_schemes
 from adk_yuxi.tools import ToolRegistry, tool
 from bench._history import seed_sql
@@ -137,8 +144,8 @@ async def _nothing(session_id: str) -> None:
 
 
 def _stored_settle(sessions: BaseSessionService) -> Callable[[str], Awaitable[None]]:
-    """Waits (30 s at most) until the session's latest event is no longer a run's answer
-    marked over budget, i.e. its summary has landed (or there was nothing to compact)."""
+    """Waits (30 s at most) until no compaction is pending (`_compaction_pending`): its
+    summary has landed, or there was nothing to compact."""
 
     async def settle(session_id: str) -> None:
         for _ in range(300):
@@ -153,6 +160,10 @@ def _stored_settle(sessions: BaseSessionService) -> Callable[[str], Awaitable[No
 
 
 def _compaction_pending(events: list[Any]) -> bool:
+    """A run's answer marked over budget, or the policy's event count, since the latest
+    summary: the compaction after that run has not landed yet."""
+    if events_since_summary(events) >= DEFAULT_COMPACT_AT_EVENTS:
+        return True
     for event in reversed(events):
         if event.actions and event.actions.compaction:
             return False
@@ -161,14 +172,14 @@ def _compaction_pending(events: list[Any]) -> bool:
     return False
 
 
-def _app(player: Player, records: Any = None) -> App:
+def _app(player: Player, records: Any = None, context: ContextPolicy | None = None) -> App:
     registry = ToolRegistry()
     tool(registry=registry)(lookup)
     record = ResourceRecord(
         kind=ResourceKind.AGENT, id=AGENT, creator_id="x", share=ShareConfig.public()
     )
     return build_app(
-        AgentConfig(name=AGENT, tools=("lookup",)),
+        AgentConfig(name=AGENT, tools=("lookup",), context=context or ContextPolicy()),
         Principal.from_records(User(id=USER), [record]),
         model=player,
         name=AGENT,
@@ -186,7 +197,9 @@ async def _timed(events: Any) -> Timing:
     return answer, time.perf_counter() - start, time.process_time() - cpu
 
 
-def _runner_turn(runner: Runner, sessions: BaseSessionService, seed: Any) -> Turn:
+def _runner_turn(
+    runner: Runner, sessions: BaseSessionService, seed: Any, *, compacts: bool = True
+) -> Turn:
     async def new_session() -> str:
         return (await sessions.create_session(app_name=AGENT, user_id=USER)).id
 
@@ -194,12 +207,19 @@ def _runner_turn(runner: Runner, sessions: BaseSessionService, seed: Any) -> Tur
         events = runner.run_async(user_id=USER, session_id=session_id, new_message=MESSAGE)
         return await _timed(events)
 
-    return Turn(new_session, run, seed, _stored_settle(sessions))
+    return Turn(new_session, run, seed, _stored_settle(sessions) if compacts else None)
 
 
-async def entry_point(name: str, work: Path, player: Player, stack: AsyncExitStack) -> Turn:
+async def entry_point(
+    name: str,
+    work: Path,
+    player: Player,
+    stack: AsyncExitStack,
+    context: ContextPolicy | None = None,
+) -> Turn:
     """The turn of entry point `name` (`runner`, `adk_cli`, `host`) on SQLite in `work`
-    (an existing directory)."""
+    (an existing directory); `context`: the agent's policy (`runner` only; default: the
+    default policy)."""
     url = f"sqlite+aiosqlite:///{work / 'yuxi.db'}"
     services = open_services(url)
     stack.push_async_callback(services.close)
@@ -213,7 +233,10 @@ async def entry_point(name: str, work: Path, player: Player, stack: AsyncExitSta
         )
 
     if name == "runner":
-        runner = Runner(app=_app(player, services.store), session_service=services.session_service)
+        runner = Runner(
+            app=_app(player, services.store, context), session_service=services.session_service
+        )
+        stack.push_async_callback(runner.close)  # waits for compactions in flight
         return _runner_turn(runner, services.session_service, seed)
     if name == "adk_cli":
         register_service_schemes()  # what the agent folder's services.py does
@@ -230,6 +253,7 @@ async def entry_point(name: str, work: Path, player: Player, stack: AsyncExitSta
             ),
             credential_service=InMemoryCredentialService(),
         )
+        stack.push_async_callback(runner.close)
         return _runner_turn(runner, sessions, seed)
     return await _host_turn(work, url, player, services, stack, seed)
 
@@ -299,7 +323,7 @@ def plain_turns(player: Player) -> Turn:
     agent = LlmAgent(name=AGENT, model=player, tools=[FunctionTool(lookup)])
     sessions = InMemorySessionService()
     runner = Runner(app=App(name=AGENT, root_agent=agent), session_service=sessions)
-    return _runner_turn(runner, sessions, _memory_seed(sessions))
+    return _runner_turn(runner, sessions, _memory_seed(sessions), compacts=False)
 
 
 def yuxi_in_memory(player: Player) -> Turn:

@@ -15,13 +15,22 @@ from one run with interleaved rounds (medians):
    `Runner.run_async` with no run config, (b) ADK's CLI construction from
    `--session_service_uri yuxi+sqlite:///…` and (c) the host API, a turn at each size
    of prior events (four per prior turn, inserted in bulk, never compacted before: the
-   first turn compacts the histories above the default threshold), against that entry
-   point's turn on a new session. Plain ADK in memory at the same sizes is printed
-   beside, against its own new session. The first turn on each long session is untimed
-   in the table and reported apart: for a history that compacts, the time to the
-   answer, to the end of the run, and until its summary is stored (a turn that starts
-   above the threshold answers from the newest events that fit and the session is
-   compacted after the run, in the background; the bench waits for it, untimed).
+   first turn compacts them, 10,000 events by the token threshold and 1,000 by the
+   policy's event count), against that entry point's turn on a new session. Plain ADK
+   in memory at the same sizes is printed beside, against its own new session. The
+   first turn on each long session is untimed in the table and reported apart: the time
+   to the answer, to the end of the run, and until its summary is stored (a turn that
+   starts above the token threshold answers from the newest events that fit and the
+   session is compacted after the run, in the background, which the bench waits for,
+   untimed; one over the event count is compacted at the end of its run). The entry
+   points' rounds interleave them, in reverse order every other round (which one
+   follows which moved their anchors by 0.5 ms); plain ADK's rounds come after, and
+   every contender runs one untimed new-session turn before its timed ones each round:
+   a turn after plain ADK's 100 ms - 2 s turns cost up to 2 ms more CPU than after a
+   light one, which inflated the anchor of the entry point measured next (the
+   runner's, 5.4-8.3 ms against the CLI construction's 4.9-5.8 in the same runs, where
+   interleaved alone in alternating order they cost the same, 5.5 and 5.6 ms) and
+   flattered its ratio.
 
     python -m bench.bench_entry_points [--quick] [--sizes 1000,10000] [--rounds 5]
         [--entries runner,adk_cli,host]
@@ -112,13 +121,19 @@ async def long_table(
             await _new_session_turns(turn, 1)  # warm-up
         samples: dict[tuple[str, int], list[float]] = {key: [] for key in cells}
         samples |= {(name, 0): [] for name in turns}
-        for index in range(rounds):
-            for name, turn in turns.items():
-                samples[name, 0].append(await _new_session_turns(turn, 1))
-                for size in sizes:
-                    if name.startswith("plain") and size >= HEAVY and index > 0:
-                        continue
-                    samples[name, size].append((await turn.run(cells[name, size]))[2])
+        # Plain ADK's long turns (100 ms - 2 s) in rounds of their own, after the entry
+        # points' interleaved rounds: see the module docstring.
+        entries = [name for name in turns if not name.startswith("plain")]
+        for phase in (entries, [name for name in turns if name not in entries]):
+            for index in range(rounds):
+                for name in phase if index % 2 == 0 else phase[::-1]:
+                    turn = turns[name]
+                    await _new_session_turns(turn, 1)  # untimed warm-up
+                    samples[name, 0].append(await _new_session_turns(turn, 1))
+                    for size in sizes:
+                        if name.startswith("plain") and size >= HEAVY and index > 0:
+                            continue
+                        samples[name, size].append((await turn.run(cells[name, size]))[2])
     rows = []
     for name in turns:
         anchor = median_rate(samples[name, 0])

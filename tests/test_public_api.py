@@ -339,6 +339,7 @@ PUBLIC: dict[str, set[str]] = {
         "compaction_config",
         "ContextPolicy",
         "DEFAULT_BUDGET_TOKENS",
+        "DEFAULT_COMPACT_AT_EVENTS",
         "GuardedSummarizer",
         "check_resource",
         "compute_visibility",

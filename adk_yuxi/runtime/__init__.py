@@ -89,6 +89,7 @@ from .authorization import (
 from .config import (
     ADMIN_ONLY_FIELDS,
     DEFAULT_BUDGET_TOKENS,
+    DEFAULT_COMPACT_AT_EVENTS,
     AgentCatalog,
     AgentConfig,
     AgentConfigError,
@@ -127,6 +128,7 @@ __all__ = [
     "ADMIN_ONLY_FIELDS",
     "CAPABILITY_LIMITED",
     "DEFAULT_BUDGET_TOKENS",
+    "DEFAULT_COMPACT_AT_EVENTS",
     "DEFAULT_RESOURCE_ARGS",
     "FINAL_ANSWER_INSTRUCTION",
     "OFFLOAD_PLUGIN_NAME",

@@ -14,6 +14,7 @@ from adk_yuxi.access import Role
 from adk_yuxi.models import DemoLlm, DemoSummarizer, ModelConfigError
 from adk_yuxi.runtime import (
     DEFAULT_BUDGET_TOKENS,
+    DEFAULT_COMPACT_AT_EVENTS,
     AgentConfig,
     AgentConfigError,
     ContextPolicy,
@@ -34,6 +35,7 @@ def test_on_by_default_with_a_large_budget() -> None:
     assert policy.compaction and policy.budget_tokens == DEFAULT_BUDGET_TOKENS
     assert policy.threshold_tokens == DEFAULT_BUDGET_TOKENS * 3 // 4
     assert policy.keep_recent_events == 8 and policy.summarizer_model is None
+    assert policy.compact_at_events == DEFAULT_COMPACT_AT_EVENTS
 
 
 @pytest.mark.parametrize(
@@ -52,12 +54,22 @@ def test_yaml_changes_it() -> None:
     assert config.context.threshold_tokens == 5000 and config.context.keep_recent_events == 2
 
 
+@pytest.mark.parametrize(("text", "count"), [("300", 300), ("null", None)])
+def test_yaml_sets_the_event_count(text: str, count: int | None) -> None:
+    assert (
+        _config(f"name: a\ncontext: {{compact_at_events: {text}}}").context.compact_at_events
+        == count
+    )
+
+
 @pytest.mark.parametrize(
     "context",
     [
         {"budget_tokens": 1000, "compact_at_tokens": 2000},
         {"budget_tokens": 10},
         {"keep_recent_events": -1},
+        {"keep_recent_events": 8, "compact_at_events": 8},
+        {"compact_at_events": 0},
         {"compaction": "sometimes"},
         {"budget": 1000},
         "maybe",

@@ -1,6 +1,7 @@
 """A turn that starts with the history over the compaction threshold answers from the
 newest events that fit, before any summary is written; the summary is written after the
-run, by the App's summarizer with its guards, and lands once."""
+run, by the App's summarizer with its guards, and lands once. A history long in events
+but short in tokens is sent whole and compacted after the run."""
 
 from __future__ import annotations
 
@@ -19,12 +20,14 @@ from google.genai import types
 from adk_yuxi.access import Role
 from adk_yuxi.runtime import AgentConfig, Compaction, ContextPolicy, Toolbox, build_app
 from adk_yuxi.runtime.assembly._deferred_compaction import OVER_BUDGET_KEY
-from adk_yuxi.sessions import SqlSessionService
+from adk_yuxi.sessions import SessionWindow, SqlSessionService
 from adk_yuxi.testing import ScriptedLlm
 
 from ._kit import USER, Kit
+from .test_prompt_estimate import estimator_calls
 
 POLICY = ContextPolicy(budget_tokens=1000, keep_recent_events=2)  # compacts at 750 tokens
+BY_COUNT = ContextPolicy(budget_tokens=100_000, keep_recent_events=2, compact_at_events=20)
 LINE = "a sentence of about sixty characters, said in an old turn."
 
 
@@ -51,9 +54,9 @@ class Summaries(BaseEventsSummarizer):
         return Event(author="user", actions=EventActions(compaction=compaction))
 
 
-def _app(kit: Kit, model: ScriptedLlm, summaries: Summaries) -> App:
+def _app(kit: Kit, model: ScriptedLlm, summaries: Summaries, policy: ContextPolicy = POLICY) -> App:
     return build_app(
-        AgentConfig(name="a", tools=(), context=POLICY),
+        AgentConfig(name="a", tools=(), context=policy),
         kit.principal(role=Role.ADMIN),
         model=model,
         toolbox=Toolbox(registry=kit.registry),
@@ -245,3 +248,74 @@ async def _history_after(sessions: SqlSessionService, session: Any, turns: int) 
     for i in range(turns):
         content = types.Content(role="user", parts=[types.Part(text=f"{i}: {LINE}")])
         await sessions.append_event(session, Event(author="user", content=content))
+
+
+async def test_many_small_events_are_sent_whole_and_compacted_after_the_run(
+    tmp_path: Path,
+) -> None:
+    """30 events far under the token threshold, over `compact_at_events`: the turn sends
+    all of them (no tail, no mark), the summary is written after the answer, and the
+    next turn is sent the summary and what follows it."""
+    model = ScriptedLlm(["first answer", "second answer"])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 15)
+        runner = Runner(
+            app=_app(Kit(tmp_path), model, summaries, BY_COUNT), session_service=sessions
+        )
+        with estimator_calls() as estimates:
+            events = await _turn(runner, "and now?")
+        # ADK estimates before the first model call (no size reported yet), not after
+        # the run: its own check still reads the run's prompt size, not the summary's.
+        assert estimates == [1]
+        assert all(OVER_BUDGET_KEY not in (e.custom_metadata or {}) for e in events)
+        sent = _texts(model, 0)
+        assert sent[0].startswith("0: ") and len(sent) == 31  # the whole history
+        await runner.close()
+        assert summaries.asked_before == [1]  # after the model answered
+        stored = await _stored(sessions)
+        assert [e for e in stored if e.actions.compaction] == stored[-1:]
+
+        await _turn(runner, "and then?")
+        await runner.close()
+        sent = _texts(model, 1)
+        assert "Summary." in sent and not any(t.startswith("0: ") for t in sent)
+        assert len(sent) < 8  # the summary, the newest events, the question
+        assert summaries.asked_before == [1]  # 5 events since the summary: nothing more
+
+
+async def test_without_an_event_count_many_small_events_stay(tmp_path: Path) -> None:
+    model = ScriptedLlm(["one"])
+    summaries = Summaries(model)
+    policy = BY_COUNT.model_copy(update={"compact_at_events": None})
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 15)
+        runner = Runner(app=_app(Kit(tmp_path), model, summaries, policy), session_service=sessions)
+        await _turn(runner, "and now?")
+        await runner.close()
+        assert summaries.asked_before == []
+        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+
+
+async def test_the_event_count_keeps_windowed_reads_short(tmp_path: Path) -> None:
+    """The second compaction by count is made from the run's windowed session (the
+    first summary and what follows it): its summary still stores a window floor, so a
+    run's read starts at the newest summary."""
+    model = ScriptedLlm([f"answer {i}" for i in range(12)])
+    summaries = Summaries(model)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 15)
+        runner = Runner(
+            app=_app(Kit(tmp_path), model, summaries, BY_COUNT), session_service=sessions
+        )
+        for i in range(11):  # 2 events a turn: a second compaction by the tenth
+            await _turn(runner, f"question {i}")
+        await runner.close()
+        assert len(summaries.asked_before) == 2
+        whole = await _stored(sessions)
+        windowed = await sessions.get_session(
+            app_name="a", user_id=USER, session_id="s", config=SessionWindow()
+        )
+        assert windowed is not None and len(whole) > 50
+        assert windowed.events[0].timestamp > whole[0].timestamp
+        assert len(windowed.events) <= 2 + 1 + 2 * 2  # kept, the summary, the turns since

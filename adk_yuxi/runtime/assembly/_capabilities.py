@@ -149,9 +149,9 @@ class Compaction(Capability):
 
     def plugins(self, assembly: Assembly) -> Sequence[BasePlugin]:
         """The prompt-size estimate token-threshold compaction reads (for models that
-        report no usage) and the deferred first compaction, when it compacts by token
-        threshold."""
-        return compaction_plugins(assembly.compaction)
+        report no usage) and the deferred compaction (a history over the token threshold
+        or the event count), when it compacts by token threshold."""
+        return compaction_plugins(assembly.compaction, assembly.policy.compact_at_events)
 
 
 DEFAULT_CAPABILITIES: tuple[Capability, ...] = (Offload(), Compaction())

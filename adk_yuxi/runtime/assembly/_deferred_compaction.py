@@ -22,6 +22,17 @@ dropped (logged): two compactions of one session never both land. Within a proce
 session has at most one such compaction in flight. Later turns read the summary and
 what follows it.
 
+A history can also be long in events and short in tokens (many small turns, tool calls
+with small results): ADK still builds the model's contents from every event since the
+latest summary on every model call, so each call costs CPU in proportion to them. With
+`compact_at_events` (the context policy's), a run that ends with that many events after
+the latest summary compacts its session the same way, at the end of the run, after its
+answer streamed (as ADK's own post-run compaction does): the summary covers a bounded
+range, so it is one short summarizer call, and the next run of the session, started
+after this one ended, cannot be overtaken by it. Such a run is never given a tail: what
+it sends fits the token budget, so it answers from its whole history and only the turns
+after the summary are lighter.
+
 The model responses of a run given a tail are marked in `custom_metadata`
 (`yuxi_history_over_budget: true`): the prompt size they report is the tail's, so the
 next turn still knows the history is over the threshold until a summary lands.
@@ -38,6 +49,7 @@ from google.adk.apps.app import EventsCompactionConfig
 from google.adk.events.event import Event
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.sessions.session import Session
 from google.genai import types
 from typing_extensions import override
 
@@ -48,6 +60,7 @@ __all__ = [
     "OVER_BUDGET_KEY",
     "DeferredCompactionPlugin",
     "compaction_plugins",
+    "events_since_summary",
     "newest_fitting",
     "over_threshold",
 ]
@@ -86,6 +99,14 @@ def over_threshold(events: list[Event], threshold: int) -> bool:
     start = len(events) - counted
     chars = sum(_chars(event) for event in events[max(start - 1, 0) :])
     return chars // CHARS_PER_TOKEN >= threshold
+
+
+def events_since_summary(events: list[Event]) -> int:
+    """How many events follow the latest summary (all of them without one)."""
+    for index in range(len(events) - 1, -1, -1):
+        if _is_summary(events[index]):
+            return len(events) - 1 - index
+    return len(events)
 
 
 def _turn_start(event: Event) -> bool:
@@ -128,8 +149,9 @@ class DeferredCompactionPlugin(BasePlugin):
     """Gives a run over the threshold the newest events that fit and compacts its
     session in the background after the run (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, compact_at_events: int | None = None) -> None:
         super().__init__(name="yuxi_deferred_compaction")
+        self.compact_at_events = compact_at_events
         self._tailed: set[str] = set()  # invocation ids given a tail
         self._compacting: dict[tuple[str, str, str], asyncio.Task[None]] = {}
 
@@ -172,14 +194,23 @@ class DeferredCompactionPlugin(BasePlugin):
             llm_response.custom_metadata = {**metadata, OVER_BUDGET_KEY: True}
         return None
 
+    def _too_many_events(self, events: list[Event]) -> bool:
+        limit = self.compact_at_events
+        return limit is not None and events_since_summary(events) >= limit
+
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if invocation_context.invocation_id not in self._tailed:
-            return
+        tailed = invocation_context.invocation_id in self._tailed
         self._tailed.discard(invocation_context.invocation_id)
         session = invocation_context.session
+        if self._config(invocation_context) is None:
+            return
         key = (session.app_name, session.user_id, session.id)
         if key in self._compacting:
+            return
+        if not tailed:
+            if self._too_many_events(session.events):
+                await self._compact(invocation_context, reread=False)  # answered already
             return
         task = asyncio.create_task(self._compact(invocation_context))
         self._compacting[key] = task
@@ -191,23 +222,34 @@ class DeferredCompactionPlugin(BasePlugin):
     ) -> None:
         self._tailed.discard(invocation_context.invocation_id)
 
-    async def _compact(self, ctx: InvocationContext) -> None:
-        """Compacts the whole session as read now; a stale or failed summary is dropped."""
+    async def _compact(self, ctx: InvocationContext, *, reread: bool = True) -> None:
+        """Compacts the session read again now (after a tailed run, whose session lost
+        its older events), or a copy of the run's own session (`reread=False`: whole, or
+        windowed from the latest summary, which is all ADK's compaction reads; a copy,
+        so that ADK's own check after the run still reads the run's reported prompt size
+        rather than estimating one behind the new summary); a stale or failed summary
+        is dropped."""
         config = self._config(ctx)
         assert config is not None and config.token_threshold is not None
         try:
-            whole = await ctx.session_service.get_session(
-                app_name=ctx.session.app_name,
-                user_id=ctx.session.user_id,
-                session_id=ctx.session.id,
-            )
-            if whole is None or not over_threshold(whole.events, config.token_threshold):
-                return  # gone, or a summary landed meanwhile
-            await compact_session_now(ctx, session=whole)
+            own = ctx.session
+            session: Session | None = own.model_copy(update={"events": list(own.events)})
+            if reread:
+                session = await ctx.session_service.get_session(
+                    app_name=ctx.session.app_name,
+                    user_id=ctx.session.user_id,
+                    session_id=ctx.session.id,
+                )
+                if session is None or not (
+                    over_threshold(session.events, config.token_threshold)
+                    or self._too_many_events(session.events)
+                ):
+                    return  # gone, or a summary landed meanwhile
+            await compact_session_now(ctx, session=session)
         except StaleSessionError:
-            logger.info("Background compaction dropped: the session moved on while it ran")
+            logger.info("Compaction dropped: the session moved on while it ran")
         except Exception:
-            logger.warning("Background compaction failed; the next turn tries again", exc_info=True)
+            logger.warning("Compaction failed; the next turn tries again", exc_info=True)
 
     async def settle(self) -> None:
         """Waits for the compactions in flight (tests, a host's shutdown)."""
@@ -219,11 +261,13 @@ class DeferredCompactionPlugin(BasePlugin):
         await self.settle()
 
 
-def compaction_plugins(config: EventsCompactionConfig | None) -> list[BasePlugin]:
-    """`PromptEstimatePlugin` and `DeferredCompactionPlugin` when `config` compacts by
-    token threshold (nothing reads the size otherwise). Early in an App's plugins: a
-    plugin before them that answers a model call ends ADK's chain (the authorization
-    plugin does so only to stop a run)."""
+def compaction_plugins(
+    config: EventsCompactionConfig | None, compact_at_events: int | None = None
+) -> list[BasePlugin]:
+    """`PromptEstimatePlugin` and `DeferredCompactionPlugin` (compacting at
+    `compact_at_events` too) when `config` compacts by token threshold (nothing reads
+    the size otherwise). Early in an App's plugins: a plugin before them that answers a
+    model call ends ADK's chain (the authorization plugin does so only to stop a run)."""
     if config is None or config.token_threshold is None:
         return []
-    return [PromptEstimatePlugin(), DeferredCompactionPlugin()]
+    return [PromptEstimatePlugin(), DeferredCompactionPlugin(compact_at_events)]

@@ -13,10 +13,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["DEFAULT_BUDGET_TOKENS", "ContextPolicy"]
+__all__ = ["DEFAULT_BUDGET_TOKENS", "DEFAULT_COMPACT_AT_EVENTS", "ContextPolicy"]
 
 DEFAULT_BUDGET_TOKENS = 32_000
 """About 128,000 characters of instruction and history: dozens of ordinary turns."""
+
+DEFAULT_COMPACT_AT_EVENTS = 100
+"""ADK builds the model's contents from every event since the latest summary on every
+model call, at a CPU cost per event whatever its size: a long run of small events is
+slow although its tokens are few. Measured in `docs/long-conversations.md`."""
 
 _OFF = {"off", "false", "no", "0", "disabled"}
 _ON = {"on", "true", "yes", "1", "enabled"}
@@ -29,6 +34,8 @@ class ContextPolicy(BaseModel):
       reports them) a request should reach.
     - `compact_at_tokens`: compact once a model call's prompt reached this (default:
       three quarters of the budget, so one more turn still fits).
+    - `compact_at_events`: compact too once this many events follow the latest
+      summary, however few tokens they are (None: tokens only).
     - `keep_recent_events`: the newest events that stay verbatim after a compaction.
     - `summarizer_model`: the model that writes summaries (default: the agent's own).
     - `summary_timeout_seconds`: a summary not written by then is given up (logged);
@@ -44,6 +51,7 @@ class ContextPolicy(BaseModel):
     compaction: bool = True
     budget_tokens: int = Field(default=DEFAULT_BUDGET_TOKENS, ge=500, le=10_000_000)
     compact_at_tokens: int | None = Field(default=None, ge=100, le=10_000_000)
+    compact_at_events: int | None = Field(default=DEFAULT_COMPACT_AT_EVENTS, ge=2, le=1_000_000)
     keep_recent_events: int = Field(default=8, ge=0, le=10_000)
     summarizer_model: str | None = Field(default=None, min_length=1)
     summary_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
@@ -64,6 +72,11 @@ class ContextPolicy(BaseModel):
             raise ValueError(
                 f"compact_at_tokens ({self.compact_at_tokens}) must not exceed"
                 f" budget_tokens ({self.budget_tokens})"
+            )
+        if self.compact_at_events is not None and self.compact_at_events <= self.keep_recent_events:
+            raise ValueError(
+                f"compact_at_events ({self.compact_at_events}) must exceed"
+                f" keep_recent_events ({self.keep_recent_events})"
             )
         return self
 
