@@ -293,12 +293,16 @@ def read_for_a_run() -> bool:
     return outer is not None and outer.f_code in run_async
 
 
-async def compact_session_now(ctx: InvocationContext, session: Session | None = None) -> bool:
+async def compact_session_now(
+    ctx: InvocationContext,
+    session: Session | None = None,
+    service: BaseSessionService | None = None,
+) -> bool:
     """Compacts the run's session (or `session`, a copy of it read afresh) now, whatever
     its last reported prompt size: ADK's token-threshold compaction (its range, its
     summarizer, its event) with a threshold of zero tokens (a model that reports a prompt
-    size of 0 compacts too). False when the app has no token-threshold compaction or
-    nothing was compacted."""
+    size of 0 compacts too), its event appended through `service` (default: the run's).
+    False when the app has no token-threshold compaction or nothing was compacted."""
     from google.adk.apps import compaction
 
     config = ctx.events_compaction_config
@@ -310,7 +314,7 @@ async def compact_session_now(ctx: InvocationContext, session: Session | None = 
     compacted = await compaction._run_compaction_for_token_threshold_config(
         config=config.model_copy(update={"token_threshold": 0}),
         session=ctx.session if session is None else session,
-        session_service=ctx.session_service,
+        session_service=ctx.session_service if service is None else service,
         agent=agent,
         agent_name=agent.name,
         current_branch=ctx.branch,

@@ -13,6 +13,7 @@ from google.adk.apps import App
 from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
 from google.adk.events import Event
 from google.adk.events.event_actions import EventActions, EventCompaction
+from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
@@ -39,6 +40,7 @@ class Summaries(BaseEventsSummarizer):
         self.model, self.fail = model, fail
         self.asked_before: list[int] = []
         self.meanwhile: Any = None
+        self.returned = asyncio.Event()
 
     async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
         self.asked_before.append(len(self.model.requests))
@@ -51,6 +53,7 @@ class Summaries(BaseEventsSummarizer):
             end_timestamp=events[-1].timestamp,
             compacted_content=types.Content(role="model", parts=[types.Part(text="Summary.")]),
         )
+        self.returned.set()
         return Event(author="user", actions=EventActions(compaction=compaction))
 
 
@@ -140,9 +143,11 @@ async def test_a_failed_summary_is_not_stored_and_the_next_turn_tries_again(
         assert not any(t.startswith("0: ") for t in _texts(model, 1))  # still a tail
 
 
-async def test_a_summary_overtaken_by_another_writer_is_dropped(tmp_path: Path) -> None:
-    """Another process appends while the summary is written: that summary does not land
-    (it would cover a history it never saw), and a later run compacts again."""
+async def test_a_summary_written_while_another_writer_appends_covers_what_it_read(
+    tmp_path: Path,
+) -> None:
+    """Another process appends while the summary is written: the summary lands, covering
+    only what it read, and the other writer's message stays after it, verbatim."""
     model = ScriptedLlm(["one", "two"])
     summaries = Summaries(model)
     db = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
@@ -160,12 +165,65 @@ async def test_a_summary_overtaken_by_another_writer_is_dropped(tmp_path: Path) 
         runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
         await _turn(runner, "and now?")
         await runner.close()
-        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+        stored = await _stored(sessions)
+        (summary,) = [e for e in stored if e.actions.compaction]
+        elsewhere = next(e for e in stored if e.content and "from elsewhere" in _text(e))
+        assert summary.actions.compaction is not None
+        assert summary.actions.compaction.end_timestamp is not None
+        assert summary.actions.compaction.end_timestamp < elsewhere.timestamp
 
-        runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)
-        await _turn(runner, "and then?")
+
+def _text(event: Event) -> str:
+    return "".join(p.text or "" for p in (event.content.parts if event.content else None) or ())
+
+
+class _SummaryLandsMeanwhile(BasePlugin):
+    """Lets the background summary finish after the next run read its session and before
+    that run's first append: the window in which a summary stored by the task made the
+    run's copy stale."""
+
+    def __init__(self, gate: asyncio.Event, summaries: Summaries) -> None:
+        super().__init__(name="summary_lands_meanwhile")
+        self.gate, self.summaries, self.armed = gate, summaries, False
+
+    async def on_user_message_callback(self, **_: Any) -> types.Content | None:
+        if self.armed:
+            self.gate.set()
+            await self.summaries.returned.wait()
+            await asyncio.sleep(0.3)  # what followed the summarizer (the append) is done
+        return None
+
+
+async def test_a_summary_finished_during_the_next_runs_start_fails_no_run(tmp_path: Path) -> None:
+    model = ScriptedLlm(["one", "two", "three"])
+    summaries = Summaries(model)
+    gate = asyncio.Event()
+
+    async def slow() -> None:
+        await gate.wait()
+
+    summaries.meanwhile = slow
+    meanwhile = _SummaryLandsMeanwhile(gate, summaries)
+    async with SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 's.db'}") as sessions:
+        await _history(sessions, 60)
+        app = build_app(
+            AgentConfig(name="a", tools=(), context=POLICY),
+            Kit(tmp_path).principal(role=Role.ADMIN),
+            model=model,
+            capabilities=[Compaction(summarizer=summaries), meanwhile],
+        )
+        runner = Runner(app=app, session_service=sessions)
+        await _turn(runner, "and now?")  # a tail; the summary waits at the gate
+        meanwhile.armed = True
+        events = await _turn(runner, "and then?")
+        assert events[-1].content is not None and _text(events[-1]) == "two"
+        meanwhile.armed = False
+        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+        await _turn(runner, "and again?")  # stores the summary before its message
+        stored = await _stored(sessions)
         await runner.close()
-        assert len([e for e in await _stored(sessions) if e.actions.compaction]) == 1
+        at = next(i for i, e in enumerate(stored) if e.actions.compaction)
+        assert _text(stored[at + 1]) == "and again?"
 
 
 async def test_runs_in_flight_start_one_compaction(tmp_path: Path) -> None:
@@ -186,8 +244,8 @@ async def test_runs_in_flight_start_one_compaction(tmp_path: Path) -> None:
         gate.set()
         await runner.close()
         assert len(summaries.asked_before) == 1
-        # It read the session before the second turn's events: stale, dropped.
-        assert not [e for e in await _stored(sessions) if e.actions.compaction]
+        # Stored when the runner closed, covering what it read before the second turn.
+        assert len([e for e in await _stored(sessions) if e.actions.compaction]) == 1
         summaries.meanwhile = None
         model.extend(["three"])
         runner = Runner(app=_app(Kit(tmp_path), model, summaries), session_service=sessions)

@@ -14,13 +14,13 @@ older turns are left out of this turn's request; nothing is deleted). A run that
 an event it would leave out (a call not yet answered, the run's own earlier events when
 it resumes) is left whole, and ADK compacts before its model call as it does alone.
 After the run a
-background task reads the whole session again and compacts it with the App's own
+background task reads the whole session again and summarizes it with the App's own
 summarizer and ADK's token-threshold compaction, `GuardedSummarizer` included: a failed
-or discarded summary is not stored. The summary is appended at the revision that task
-read, so a run or another compaction that appended first makes it stale and it is
-dropped (logged): two compactions of one session never both land. Within a process a
-session has at most one such compaction in flight. Later turns read the summary and
-what follows it.
+or discarded summary is not stored. The session's next run stores it, before its
+message, through its own Session object (`_summary_handoff`): appended by the task, it
+could land between that run's read and its first append and fail the run as stale.
+Within a process a session has at most one such compaction in flight. Later turns read
+the summary and what follows it.
 
 A history can also be long in events and short in tokens (many small turns, tool calls
 with small results): ADK still builds the model's contents from every event since the
@@ -55,6 +55,7 @@ from typing_extensions import override
 
 from ..._adk import StaleSessionError, compact_session_now
 from ._prompt_estimate import CHARS_PER_TOKEN, PromptEstimatePlugin, content_chars
+from ._summary_handoff import KeptSummaries, SummaryCapture
 
 __all__ = [
     "OVER_BUDGET_KEY",
@@ -154,6 +155,16 @@ class DeferredCompactionPlugin(BasePlugin):
         self.compact_at_events = compact_at_events
         self._tailed: set[str] = set()  # invocation ids given a tail
         self._compacting: dict[tuple[str, str, str], asyncio.Task[None]] = {}
+        self._summaries = KeptSummaries()
+
+    @override
+    async def on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: types.Content
+    ) -> types.Content | None:
+        session = invocation_context.session
+        key = (session.app_name, session.user_id, session.id)
+        await self._summaries.store_into(key, session, invocation_context.session_service)
+        return None
 
     @staticmethod
     def _config(ctx: InvocationContext) -> EventsCompactionConfig | None:
@@ -245,6 +256,12 @@ class DeferredCompactionPlugin(BasePlugin):
                     or self._too_many_events(session.events)
                 ):
                     return  # gone, or a summary landed meanwhile
+                capture = SummaryCapture(ctx.session_service)
+                if await compact_session_now(ctx, session=session, service=capture):
+                    key = (session.app_name, session.user_id, session.id)
+                    for event in capture.events:
+                        self._summaries.keep(key, ctx.session_service, event)
+                return
             await compact_session_now(ctx, session=session)
         except StaleSessionError:
             logger.info("Compaction dropped: the session moved on while it ran")
@@ -252,9 +269,11 @@ class DeferredCompactionPlugin(BasePlugin):
             logger.warning("Compaction failed; the next turn tries again", exc_info=True)
 
     async def settle(self) -> None:
-        """Waits for the compactions in flight (tests, a host's shutdown)."""
+        """Waits for the compactions in flight and stores the summaries no run took
+        (tests, a host's shutdown)."""
         while self._compacting:
             await asyncio.gather(*self._compacting.values(), return_exceptions=True)
+        await self._summaries.store_all()
 
     @override
     async def close(self) -> None:
