@@ -188,10 +188,10 @@ def bm25s_from_segments(index: Any) -> tuple[Any, Any]:
 
     from adk_yuxi.knowledge._index import K1, B
 
-    vocabulary = np.unique(np.concatenate([s.terms for s in index.segments]))
+    vocabulary = np.unique(np.concatenate([s.terms.keys() for s in index.segments]))
     df = np.zeros(len(vocabulary), dtype=np.int64)
     for s in index.segments:
-        df[np.searchsorted(vocabulary, s.terms)] += np.diff(s.indptr)
+        df[np.searchsorted(vocabulary, s.terms.keys())] += np.diff(s.indptr)
     n = index.n_docs
     indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
@@ -202,7 +202,7 @@ def bm25s_from_segments(index: Any) -> tuple[Any, Any]:
     avg = sum(s.total_length for s in index.segments) / n
     offset = 0
     for s in index.segments:
-        ids = np.searchsorted(vocabulary, s.terms)
+        ids = np.searchsorted(vocabulary, s.terms.keys())
         counts = np.diff(s.indptr.astype(np.int64))
         term = np.repeat(ids, counts)
         rank = np.arange(len(s.docs)) - np.repeat(s.indptr[:-1].astype(np.int64), counts)

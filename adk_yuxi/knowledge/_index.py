@@ -102,10 +102,8 @@ class Bm25Index:
         found: list[tuple[int, int, int, int, int]] = []  # segment, key number, row, span
         df = np.zeros(len(keys), dtype=np.int64)
         for at, segment in enumerate(self.segments):
-            if not len(segment.terms):
-                continue
-            where = np.minimum(np.searchsorted(segment.terms, keys), len(segment.terms) - 1)
-            hit = np.flatnonzero(segment.terms[where] == keys)
+            where = segment.terms.find(keys)
+            hit = np.flatnonzero(where >= 0)
             rows = where[hit]
             starts = segment.indptr[rows].tolist()
             ends = segment.indptr[rows + 1].tolist()

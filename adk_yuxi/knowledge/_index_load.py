@@ -102,13 +102,16 @@ async def _read_segments(
 ) -> list[Segment]:
     built: list[Segment] = []
     rows = SegmentRows()
+    counts = dict(files)
     for page in _pages(files, page_size):
+        if len(rows) and len(rows) + sum(counts[f] for f in page) > segment_docs:
+            # Full: built before the page would take it past the size whose document
+            # numbers fit in 2 bytes.
+            built.append(await asyncio.to_thread(Segment.build, rows))
+            rows = SegmentRows()
         for row in await _term_rows(store, kb_id, page):
             rows.add(int(row[0]), str(row[1]), int(row[2]), bytes(row[3]), bytes(row[4]))
         rows.compact()
-        if len(rows) >= segment_docs:
-            built.append(await asyncio.to_thread(Segment.build, rows))
-            rows = SegmentRows()
         await asyncio.sleep(0)  # let other requests run between pages
     if len(rows):
         built.append(await asyncio.to_thread(Segment.build, rows))

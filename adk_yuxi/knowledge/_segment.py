@@ -18,14 +18,15 @@ merging segments is one stable sort of their postings by key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from ._postings import Postings, lean_postings, posting_order
 from ._postings import narrow as _narrow
 from ._postings import pack as _pack
-from ._postings import posting_order
+from ._term_keys import TermKeys
 
 __all__ = ["SEGMENT_DOCS", "Segment", "SegmentRows", "posting_order"]
 
@@ -81,6 +82,19 @@ class SegmentRows:
         return self._parts[0]
 
 
+def _row_parts(
+    parts: list[tuple[Ints, Ints, npt.NDArray[np.uint16]]],
+) -> Iterator[tuple[Ints, npt.NDArray[np.int32], npt.NDArray[np.uint16]]]:
+    """(keys, documents, frequencies) of each page of rows, each page let go once read."""
+    first = 0
+    parts.reverse()
+    while parts:
+        per_doc, keys, freqs = parts.pop()
+        docs = np.repeat(np.arange(first, first + len(per_doc), dtype=np.int32), per_doc)
+        yield keys, docs, freqs
+        first += len(per_doc)
+
+
 def _file_ranges(file_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
     ranges: dict[str, tuple[int, int]] = {}
     for doc, file_id in enumerate(file_ids):
@@ -103,7 +117,7 @@ class Segment:
         cids: Ints,
         lengths: npt.NDArray[np.int32],
         files: dict[str, tuple[int, int]],
-        terms: Ints,
+        terms: TermKeys | Ints,
         indptr: npt.NDArray[np.integer],
         docs: npt.NDArray[np.integer],
         tf: Tf | None = None,
@@ -114,8 +128,8 @@ class Segment:
         self.cids = cids
         self.lengths = lengths
         self.files = files
-        self.terms = terms
-        self.indptr = indptr
+        self.terms = terms if isinstance(terms, TermKeys) else TermKeys.of(terms)
+        self.indptr = indptr.astype(np.int32 if indptr[-1] < 2**31 else np.int64)
         if multi is not None:
             self.docs = docs
             self.multi_terms, self.multi_offsets, self.multi_tf = multi
@@ -136,27 +150,41 @@ class Segment:
     @property
     def nbytes(self) -> int:
         arrays = (
-            *(self.cids, self.lengths, self.terms, self.indptr, self.docs),
+            *(self.cids, self.lengths, self.indptr, self.docs),
             *(self.multi_terms, self.multi_offsets, self.multi_tf),
         )
         dead = 0 if self.dead is None else self.dead.nbytes
-        return sum(a.nbytes for a in arrays) + dead + 120 * len(self.files)
+        return sum(a.nbytes for a in arrays) + self.terms.nbytes + dead + 120 * len(self.files)
 
     @classmethod
     def build(cls, rows: SegmentRows) -> Segment:
-        """From chunk rows: one sort of their keys, the rest array work."""
+        """From chunk rows (consumed): one sort of their postings, the rest array work,
+        page by page so the peak stays near the segment's own size."""
         n = len(rows)
-        per_doc, keys, freqs = rows.arrays()
-        rows._parts = []  # (the caller's rows: consumed)
-        docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
-        return cls._from_postings(
-            keys,
-            docs,
-            freqs,
-            cids=np.array(rows.cids, dtype=np.int64),
-            lengths=np.array(rows.lengths, dtype=np.int32),
-            files=_file_ranges(rows.file_ids),
-        )
+        rows.compact()
+        parts, rows._parts = rows._parts, []
+        facts = {
+            "cids": np.array(rows.cids, dtype=np.int64),
+            "lengths": np.array(rows.lengths, dtype=np.int32),
+            "files": _file_ranges(rows.file_ids),
+        }
+        if n > SEGMENT_DOCS:  # (one file larger than a segment)
+            per_doc, keys, freqs = (np.concatenate(a) for a in zip(*parts, strict=True))
+            docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
+            return cls._from_postings(keys, docs, freqs, **facts)  # type: ignore[arg-type]
+        total = sum(len(part[1]) for part in parts)
+        return cls._lean(lean_postings(_row_parts(parts), total), **facts)  # type: ignore[arg-type]
+
+    @classmethod
+    def _lean(
+        cls, postings: Postings, *, cids: Ints, lengths: npt.NDArray[np.int32],
+        files: dict[str, tuple[int, int]],
+    ) -> Segment:  # fmt: skip
+        multi = (postings.multi_terms, postings.multi_offsets, postings.multi_tf)
+        return cls(
+            cids=cids, lengths=lengths, files=files, terms=postings.terms,
+            indptr=postings.indptr, docs=postings.docs, multi=multi,
+        )  # fmt: skip
 
     @classmethod
     def _from_postings(
@@ -170,6 +198,10 @@ class Segment:
         files: dict[str, tuple[int, int]],
     ) -> Segment:
         """From postings in any order where each document's ascend within a key."""
+        if len(cids) <= SEGMENT_DOCS:
+            parts = iter([(np.asarray(keys, dtype=np.int64), docs, np.asarray(tf, np.uint16))])
+            postings = lean_postings(parts, len(keys))
+            return cls._lean(postings, cids=cids, lengths=lengths, files=files)
         keys, order = posting_order(np.asarray(keys, dtype=np.int64))
         starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
         starts = np.concatenate([np.zeros(min(len(keys), 1), dtype=np.int64), starts])
@@ -211,7 +243,7 @@ class Segment:
         """(key, document) of every posting, in storage order."""
         offsets = self.indptr.astype(np.int64)
         counts = offsets[1:] - offsets[:-1]
-        return np.repeat(self.terms, counts), self.docs.astype(np.int64)
+        return np.repeat(self.terms.keys(), counts), self.docs.astype(np.int64)
 
     def tombstoned(self, file_ids: set[str]) -> Segment | None:
         """This segment less some files, in constant time but for a mask of its
@@ -304,7 +336,7 @@ class Segment:
             cids=self.cids[keep],
             lengths=self.lengths[keep],
             files=files,
-            terms=self.terms[live],
+            terms=self.terms.take(live),
             indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
             docs=renumber[self.docs[kept]].astype(self.docs.dtype),
             multi=multi,
