@@ -105,8 +105,8 @@ class Bm25Index:
             where = segment.terms.find(keys)
             hit = np.flatnonzero(where >= 0)
             rows = where[hit]
-            starts = segment.indptr[rows].tolist()
-            ends = segment.indptr[rows + 1].tolist()
+            spans = segment.offsets.spans(rows)
+            starts, ends = spans[0].tolist(), spans[1].tolist()
             dead = segment.dead
             for number, row, start, end in zip(
                 hit.tolist(), rows.tolist(), starts, ends, strict=True

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ._offsets import Offsets
 from ._postings import Postings, lean_postings, posting_order
 from ._postings import narrow as _narrow
 from ._postings import pack as _pack
@@ -107,7 +108,7 @@ class Segment:
     """Immutable. Documents ``0..n-1`` in file order; ``files`` maps a file to its range."""
 
     __slots__ = (
-        *("cids", "dead", "docs", "files", "indptr", "lengths", "live_docs", "live_length"),
+        *("cids", "dead", "docs", "files", "lengths", "live_docs", "live_length", "offsets"),
         *("multi_offsets", "multi_terms", "multi_tf", "terms", "total_length", "dead_spans"),
     )
 
@@ -129,7 +130,7 @@ class Segment:
         self.lengths = lengths
         self.files = files
         self.terms = terms if isinstance(terms, TermKeys) else TermKeys.of(terms)
-        self.indptr = indptr.astype(np.int32 if indptr[-1] < 2**31 else np.int64)
+        self.offsets = Offsets(indptr)
         if multi is not None:
             self.docs = docs
             self.multi_terms, self.multi_offsets, self.multi_tf = multi
@@ -150,11 +151,12 @@ class Segment:
     @property
     def nbytes(self) -> int:
         arrays = (
-            *(self.cids, self.lengths, self.indptr, self.docs),
+            *(self.cids, self.lengths, self.docs),
             *(self.multi_terms, self.multi_offsets, self.multi_tf),
         )
         dead = 0 if self.dead is None else self.dead.nbytes
-        return sum(a.nbytes for a in arrays) + self.terms.nbytes + dead + 120 * len(self.files)
+        index = self.terms.nbytes + self.offsets.nbytes
+        return sum(a.nbytes for a in arrays) + index + dead + 120 * len(self.files)
 
     @classmethod
     def build(cls, rows: SegmentRows) -> Segment:
@@ -229,6 +231,11 @@ class Segment:
         tf = np.ones(end - start, dtype=np.float32)
         tf[: high - low] = self.multi_tf[low:high]
         return tf
+
+    @property
+    def indptr(self) -> Ints:
+        """Where each term's postings start, and the end (built on each call)."""
+        return self.offsets.indptr()
 
     @property
     def tf(self) -> npt.NDArray[np.uint16]:
@@ -314,7 +321,8 @@ class Segment:
             return None
         renumber = np.cumsum(keep) - 1
         kept = keep[self.docs]
-        ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])[self.indptr]
+        indptr = self.indptr
+        ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])[indptr]
         live = np.flatnonzero(ends[1:] > ends[:-1])
         files = {}
         for file_id, (low, high) in self.files.items():
@@ -322,7 +330,7 @@ class Segment:
                 files[file_id] = (int(renumber[low]), int(renumber[high - 1]) + 1)
         # A term's multi postings stay first in its run: only their counts change.
         counts = np.diff(self.multi_offsets)
-        first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
+        first = indptr[self.multi_terms] - self.multi_offsets[:-1]
         held = kept[np.repeat(first, counts) + np.arange(len(self.multi_tf))]
         left = (
             np.add.reduceat(held.astype(np.int32), self.multi_offsets[:-1]) if len(held) else counts
@@ -337,7 +345,7 @@ class Segment:
             lengths=self.lengths[keep],
             files=files,
             terms=self.terms.take(live),
-            indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
+            indptr=np.append(ends[live], ends[-1]),
             docs=renumber[self.docs[kept]].astype(self.docs.dtype),
             multi=multi,
         )
