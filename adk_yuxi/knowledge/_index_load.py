@@ -5,8 +5,8 @@ The index records the version of each file it holds. A refresh lists the base's 
 dead documents: filtered at query time, their statistics subtracted), and reads the
 term rows of the files new or replaced into new segments. Rows are read a few thousand
 at a time, whole files per statement (so a file's rows are one version), and a segment
-is built as soon as it is full, so a first load holds one segment's rows at a time,
-never the whole base's.
+is built before a page would take it past 65,536 documents (whose numbers then fit in
+2 bytes), so a first load holds one segment's rows at a time, never the whole base's.
 
 Small segments (from one-file ingests, or shrunk by deletes) are merged later, off
 the query path (`merge_small`), and so is a segment a quarter tombstones: the merge

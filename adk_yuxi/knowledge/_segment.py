@@ -7,10 +7,12 @@ statistics (document count, average length, document frequencies) are summed ove
 segments at query time, so adding or dropping a segment never rescores the others.
 
 Compact by construction: document numbers are local (``uint16`` while a segment holds
-at most 65,536 documents), offsets ``int32``; frequencies are kept only for the
-postings whose frequency is above 1 (a term's such postings come first in its run,
-``uint8`` unless one exceeds 255). About 2.1 bytes a posting and 12 a distinct term,
-where precomputed float impacts would take 8 a posting (the array work: `_postings`).
+at most 65,536 documents); frequencies are kept only for the postings whose frequency
+is above 1 (a term's such postings come first in its run, ``uint8`` unless one exceeds
+255); a CJK term's key takes 4 bytes (`_term_keys`), its offset about 1 (`_offsets`).
+About 2.1 bytes a posting and 5 a distinct term, where precomputed float impacts would
+take 8 a posting. A build packs each posting in one integer and sorts them in place
+(the array work: `_postings`), so it needs about 10 bytes a posting while it runs.
 Dropping files tombstones them: the same arrays with a mask of dead documents, whose
 statistics the index subtracts; purging them later makes a new segment by masking, and
 merging segments is one stable sort of their postings by key.
@@ -18,7 +20,7 @@ merging segments is one stable sort of their postings by key.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +29,7 @@ from ._offsets import Offsets
 from ._postings import Postings, lean_postings, posting_order
 from ._postings import narrow as _narrow
 from ._postings import pack as _pack
+from ._segment_rows import SegmentRows, file_ranges, row_parts
 from ._term_keys import TermKeys
 
 __all__ = ["SEGMENT_DOCS", "Segment", "SegmentRows", "posting_order"]
@@ -36,72 +39,6 @@ _LOCAL = np.uint16
 
 Ints = npt.NDArray[np.int64]
 Tf = npt.NDArray[np.integer]
-
-
-class SegmentRows:
-    """Chunk rows of whole files, ordered by file then chunk id: a segment's input.
-
-    ``compact`` turns the term data added so far into arrays (a loader calls it per
-    page), so a segment's rows are a few large buffers, not one small object per chunk
-    left to fragment the heap."""
-
-    __slots__ = ("_parts", "cids", "file_ids", "freqs", "keys", "lengths")
-
-    def __init__(self) -> None:
-        self.cids: list[int] = []
-        self.file_ids: list[str] = []
-        self.lengths: list[int] = []
-        self.keys: list[bytes] = []  # not compacted yet
-        self.freqs: list[bytes] = []
-        self._parts: list[tuple[Ints, Ints, npt.NDArray[np.uint16]]] = []
-
-    def __len__(self) -> int:
-        return len(self.cids)
-
-    def add(self, cid: int, file_id: str, length: int, keys: bytes, freqs: bytes) -> None:
-        self.cids.append(cid)
-        self.file_ids.append(file_id)
-        self.lengths.append(length)
-        self.keys.append(keys)
-        self.freqs.append(freqs)
-
-    def compact(self) -> None:
-        if self.keys:
-            counts = np.fromiter((len(k) // 8 for k in self.keys), np.int64, len(self.keys))
-            keys = np.frombuffer(b"".join(self.keys), dtype="<i8").astype(np.int64)
-            freqs = np.frombuffer(b"".join(self.freqs), dtype="<u2").astype(np.uint16)
-            self._parts.append((counts, keys, freqs))
-            self.keys, self.freqs = [], []
-
-    def arrays(self) -> tuple[Ints, Ints, npt.NDArray[np.uint16]]:
-        """(term count per chunk, keys, frequencies), all rows'."""
-        self.compact()
-        if not self._parts:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint16)
-        if len(self._parts) > 1:
-            self._parts = [tuple(np.concatenate(a) for a in zip(*self._parts, strict=True))]  # type: ignore[list-item]
-        return self._parts[0]
-
-
-def _row_parts(
-    parts: list[tuple[Ints, Ints, npt.NDArray[np.uint16]]],
-) -> Iterator[tuple[Ints, npt.NDArray[np.int32], npt.NDArray[np.uint16]]]:
-    """(keys, documents, frequencies) of each page of rows, each page let go once read."""
-    first = 0
-    parts.reverse()
-    while parts:
-        per_doc, keys, freqs = parts.pop()
-        docs = np.repeat(np.arange(first, first + len(per_doc), dtype=np.int32), per_doc)
-        yield keys, docs, freqs
-        first += len(per_doc)
-
-
-def _file_ranges(file_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-    ranges: dict[str, tuple[int, int]] = {}
-    for doc, file_id in enumerate(file_ids):
-        low, _ = ranges.get(file_id, (doc, doc))
-        ranges[file_id] = (low, doc + 1)
-    return ranges
 
 
 class Segment:
@@ -163,19 +100,18 @@ class Segment:
         """From chunk rows (consumed): one sort of their postings, the rest array work,
         page by page so the peak stays near the segment's own size."""
         n = len(rows)
-        rows.compact()
-        parts, rows._parts = rows._parts, []
+        parts = rows.take_parts()
         facts = {
             "cids": np.array(rows.cids, dtype=np.int64),
             "lengths": np.array(rows.lengths, dtype=np.int32),
-            "files": _file_ranges(rows.file_ids),
+            "files": file_ranges(rows.file_ids),
         }
         if n > SEGMENT_DOCS:  # (one file larger than a segment)
             per_doc, keys, freqs = (np.concatenate(a) for a in zip(*parts, strict=True))
             docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
             return cls._from_postings(keys, docs, freqs, **facts)  # type: ignore[arg-type]
         total = sum(len(part[1]) for part in parts)
-        return cls._lean(lean_postings(_row_parts(parts), total), **facts)  # type: ignore[arg-type]
+        return cls._lean(lean_postings(row_parts(parts), total), **facts)  # type: ignore[arg-type]
 
     @classmethod
     def _lean(
