@@ -205,16 +205,17 @@ def bm25s_from_segments(index: Any) -> tuple[Any, Any]:
         ids = np.searchsorted(vocabulary, s.terms.keys())
         counts = np.diff(s.indptr.astype(np.int64))
         term = np.repeat(ids, counts)
-        rank = np.arange(len(s.docs)) - np.repeat(s.indptr[:-1].astype(np.int64), counts)
+        all_docs = s.docs.all(s.indptr)
+        rank = np.arange(len(all_docs)) - np.repeat(s.indptr[:-1].astype(np.int64), counts)
         where = filled[term] + rank
         tf = s.tf.astype(np.float32)
         norm = (K1 * (1 - B + B * s.lengths / avg)).astype(np.float32)
-        docs = s.docs.astype(np.int64)
+        docs = all_docs.astype(np.int64)
         data[where] = tf / (tf + norm[docs]) * idf[term]
         rows[where] = docs + offset
         filled[ids] += counts
         offset += s.n_docs
-        del term, rank, where, tf, docs
+        del term, rank, where, tf, docs, all_docs
     retriever = bm25s.BM25()
     retriever.nonoccurrence_array = None  # ("lucene" has none)
     retriever.scores = {"data": data, "indices": rows, "indptr": indptr, "num_docs": n}

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ._doc_numbers import DocNumbers
 from ._offsets import Offsets
 from ._postings import Postings, lean_postings, posting_order
 from ._postings import narrow as _narrow
@@ -69,12 +70,16 @@ class Segment:
         self.terms = terms if isinstance(terms, TermKeys) else TermKeys.of(terms)
         self.offsets = Offsets(indptr)
         if multi is not None:
-            self.docs = docs
             self.multi_terms, self.multi_offsets, self.multi_tf = multi
         else:
             assert tf is not None
-            packed = _pack(indptr.astype(np.int64), docs, tf)
-            self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
+            docs, self.multi_terms, self.multi_offsets, self.multi_tf = _pack(
+                indptr.astype(np.int64), docs, tf
+            )
+        offsets = np.asarray(indptr, dtype=np.int64)
+        n_multi = np.zeros(len(offsets) - 1, dtype=np.int64)
+        n_multi[self.multi_terms] = np.diff(self.multi_offsets)
+        self.docs = DocNumbers(docs, offsets, n_multi, len(cids))
         self.total_length = int(lengths.sum(dtype=np.int64))
         self.dead: npt.NDArray[np.bool_] | None = None  # tombstones: deleted documents
         self.dead_spans = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # as (lows, highs)
@@ -88,11 +93,11 @@ class Segment:
     @property
     def nbytes(self) -> int:
         arrays = (
-            *(self.cids, self.lengths, self.docs),
+            *(self.cids, self.lengths),
             *(self.multi_terms, self.multi_offsets, self.multi_tf),
         )
         dead = 0 if self.dead is None else self.dead.nbytes
-        index = self.terms.nbytes + self.offsets.nbytes
+        index = self.terms.nbytes + self.offsets.nbytes + self.docs.nbytes
         return sum(a.nbytes for a in arrays) + index + dead + 120 * len(self.files)
 
     @classmethod
@@ -157,16 +162,13 @@ class Segment:
             tf=np.asarray(tf)[order],
         )
 
-    def frequencies(self, row: int, start: int, end: int) -> npt.NDArray[np.float32] | None:
-        """The frequencies of term number ``row``'s postings (``start:end``), None when
-        they are all 1."""
+    def multi_frequencies(self, row: int) -> Tf | None:
+        """The frequencies of term number ``row``'s first postings, those above 1 (None
+        when it has none); its other postings have frequency 1."""
         at = int(np.searchsorted(self.multi_terms, row))
         if at == len(self.multi_terms) or self.multi_terms[at] != row:
             return None
-        low, high = int(self.multi_offsets[at]), int(self.multi_offsets[at + 1])
-        tf = np.ones(end - start, dtype=np.float32)
-        tf[: high - low] = self.multi_tf[low:high]
-        return tf
+        return self.multi_tf[int(self.multi_offsets[at]) : int(self.multi_offsets[at + 1])]
 
     @property
     def indptr(self) -> Ints:
@@ -176,7 +178,7 @@ class Segment:
     @property
     def tf(self) -> npt.NDArray[np.uint16]:
         """Every posting's frequency, in storage order (built on each call)."""
-        tf = np.ones(len(self.docs), dtype=np.uint16)
+        tf = np.ones(self.docs.total, dtype=np.uint16)
         counts = np.diff(self.multi_offsets)
         first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
         tf[np.repeat(first, counts) + np.arange(len(self.multi_tf))] = self.multi_tf
@@ -186,7 +188,7 @@ class Segment:
         """(key, document) of every posting, in storage order."""
         offsets = self.indptr.astype(np.int64)
         counts = offsets[1:] - offsets[:-1]
-        return np.repeat(self.terms.keys(), counts), self.docs.astype(np.int64)
+        return np.repeat(self.terms.keys(), counts), self.docs.all(offsets).astype(np.int64)
 
     def tombstoned(self, file_ids: set[str]) -> Segment | None:
         """This segment less some files, in constant time but for a mask of its
@@ -225,7 +227,8 @@ class Segment:
             multi = int(self.multi_offsets[at + 1] - self.multi_offsets[at])
         lows, highs = self.dead_spans
         count = 0
-        for part in (self.docs[start : start + multi], self.docs[start + multi : end]):
+        run = self.docs.run(row, start, end)
+        for part in (run[:multi], run[multi:]):
             count += int((np.searchsorted(part, highs) - np.searchsorted(part, lows)).sum())
         return count
 
@@ -256,8 +259,9 @@ class Segment:
         if not keep.any():
             return None
         renumber = np.cumsum(keep) - 1
-        kept = keep[self.docs]
         indptr = self.indptr
+        docs = self.docs.all(indptr)
+        kept = keep[docs]
         ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])[indptr]
         live = np.flatnonzero(ends[1:] > ends[:-1])
         files = {}
@@ -282,7 +286,7 @@ class Segment:
             files=files,
             terms=self.terms.take(live),
             indptr=np.append(ends[live], ends[-1]),
-            docs=renumber[self.docs[kept]].astype(self.docs.dtype),
+            docs=renumber[docs[kept]].astype(docs.dtype),
             multi=multi,
         )
 
