@@ -286,7 +286,12 @@ def report(
 
 
 async def run(
-    chunks: int, n_queries: int, db: Path | None, ingest_only: bool, dense: dict[str, float] | None
+    chunks: int,
+    n_queries: int,
+    db: Path | None,
+    ingest_only: bool,
+    dense: dict[str, float] | None,
+    served: dict[str, Any] | None = None,
 ) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="yuxi-bench-scale-") as tmp:
@@ -301,7 +306,8 @@ async def run(
         if ingest_only:
             return
         queries = [tuple(q) for q in json.loads(queries_file.read_text())][:n_queries]
-        served = child("--serve-side", url, json.dumps(queries))
+        if served is None:
+            served = child("--serve-side", url, json.dumps(queries))
         if dense is None:
             dense = child("--dense-side", str(chunks))
     print(report(chunks, mb_per_s, served, dense))
@@ -314,6 +320,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", type=Path, help="keep the ingested database here (reused)")
     parser.add_argument("--ingest-only", action="store_true", help="only fill --db")
     parser.add_argument("--dense-from", type=Path, help="the dense row, measured apart")
+    parser.add_argument("--served-from", type=Path, help="the served rows, measured apart")
     parser.add_argument("--serve-side", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--dense-side", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -324,9 +331,11 @@ def main(argv: list[str] | None = None) -> None:
     elif args.dense_side is not None:
         print(json.dumps(dense_side(args.dense_side)))
     else:
-        # The dense row may be measured apart: `--dense-side N > file`, then `--dense-from file`.
+        # Either side may be measured apart (`--dense-side N > file`, `--serve-side URL
+        # QUERIES > file`), then given with `--dense-from file` / `--served-from file`.
         dense = json.loads(args.dense_from.read_text()) if args.dense_from else None
-        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only, dense))
+        served = json.loads(args.served_from.read_text()) if args.served_from else None
+        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only, dense, served))
 
 
 if __name__ == "__main__":
