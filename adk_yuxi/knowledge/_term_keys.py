@@ -1,9 +1,10 @@
-"""A segment's term dictionary: sorted 64-bit keys, stored in 4 bytes where they fit.
+"""A segment's term dictionary: sorted 64-bit keys, stored in 2 bytes where they fit.
 
 Most distinct terms of a base are CJK characters and bigrams, keys below 2**37 (see
 `_terms`), and a segment holds millions of them (60% seen once). Those are kept as
-their low 32 bits, with the row where each of the 32 possible high parts starts; word
-keys (62-bit digests) stay whole. Rows keep the order of the 64-bit keys.
+their low 16 bits, grouped by the rest of the key (a bigram's group is its first
+character: a few thousand groups, each with the row it starts at); word keys (62-bit
+digests) stay whole. Rows keep the order of the 64-bit keys.
 """
 
 from __future__ import annotations
@@ -16,65 +17,63 @@ from ._terms import CJK_KEY_LIMIT
 __all__ = ["TermKeys"]
 
 Ints = npt.NDArray[np.int64]
-_HIGHS = CJK_KEY_LIMIT >> 32  # 32 possible high parts of a CJK key
-_LOW = 0xFFFFFFFF
+_SHIFT = 16
+_LOW = (1 << _SHIFT) - 1
 
 
 class TermKeys:
     """Immutable, sorted. ``find`` gives each key's row (-1 when absent)."""
 
-    __slots__ = ("bounds", "low", "words")
+    __slots__ = ("heads", "low", "starts", "words")
 
-    def __init__(self, low: npt.NDArray[np.uint32], bounds: Ints, words: Ints) -> None:
-        self.low, self.bounds, self.words = low, bounds, words
+    def __init__(self, heads: Ints, starts: Ints, low: npt.NDArray[np.uint16], words: Ints) -> None:
+        self.heads, self.starts, self.low, self.words = heads, starts, low, words
 
     @classmethod
     def of(cls, keys: npt.NDArray[np.integer]) -> TermKeys:
         """From sorted, distinct keys."""
-        keys = np.asarray(keys, dtype=np.int64)
         n_cjk = int(np.searchsorted(keys, CJK_KEY_LIMIT))
-        cjk = keys[:n_cjk]
-        bounds = np.searchsorted(cjk >> 32, np.arange(_HIGHS + 1)).astype(np.int64)
+        cjk = np.asarray(keys[:n_cjk], dtype=np.int64)
+        heads, first = np.unique(cjk >> _SHIFT, return_index=True)
+        starts = np.append(first, n_cjk).astype(np.int64)
         words = np.array(keys[n_cjk:], dtype=np.int64)
-        return cls((cjk & _LOW).astype(np.uint32), bounds, words)
+        return cls(heads.astype(np.int64), starts, (cjk & _LOW).astype(np.uint16), words)
 
     def __len__(self) -> int:
         return len(self.low) + len(self.words)
 
     @property
     def nbytes(self) -> int:
-        return self.low.nbytes + self.bounds.nbytes + self.words.nbytes
+        return self.heads.nbytes + self.starts.nbytes + self.low.nbytes + self.words.nbytes
 
     def keys(self) -> Ints:
         """Every key, as 64 bits (built on each call)."""
-        high = np.repeat(np.arange(_HIGHS, dtype=np.int64) << 32, np.diff(self.bounds))
+        high = np.repeat(self.heads << _SHIFT, np.diff(self.starts))
         return np.concatenate([high | self.low, self.words])
 
     def take(self, rows: Ints) -> TermKeys:
         """The keys of these rows (ascending)."""
-        n_cjk = len(self.low)
-        split = int(np.searchsorted(rows, n_cjk))
-        cjk, word = rows[:split], rows[split:] - n_cjk
-        bounds = np.searchsorted(cjk, self.bounds).astype(np.int64)
-        return TermKeys(self.low[cjk], bounds, self.words[word])
+        return TermKeys.of(self.keys()[rows])
 
     def find(self, keys: Ints) -> Ints:
         """The row of each key, -1 where absent."""
         rows = np.full(len(keys), -1, dtype=np.int64)
         is_cjk = keys < CJK_KEY_LIMIT
-        highs = keys >> 32
-        for high in np.unique(highs[is_cjk]).tolist():
-            at = np.flatnonzero(is_cjk & (highs == high))
-            lo, hi = int(self.bounds[high]), int(self.bounds[high + 1])
-            rows[at] = _lookup(self.low[lo:hi], (keys[at] & _LOW).astype(np.uint32), lo)
+        cjk = np.flatnonzero(is_cjk)
+        if len(cjk) and len(self.heads):
+            heads = keys[cjk] >> _SHIFT
+            group = np.minimum(np.searchsorted(self.heads, heads), len(self.heads) - 1)
+            found = self.heads[group] == heads
+            for at, g, low in zip(
+                cjk[found].tolist(), group[found].tolist(), (keys[cjk[found]] & _LOW).tolist(),
+                strict=True,
+            ):  # fmt: skip
+                lo, hi = int(self.starts[g]), int(self.starts[g + 1])
+                where = lo + int(np.searchsorted(self.low[lo:hi], low))
+                if where < hi and self.low[where] == low:
+                    rows[at] = where
         word = np.flatnonzero(~is_cjk)
-        if len(word):
-            rows[word] = _lookup(self.words, keys[word], len(self.low))
+        if len(word) and len(self.words):
+            at = np.minimum(np.searchsorted(self.words, keys[word]), len(self.words) - 1)
+            rows[word] = np.where(self.words[at] == keys[word], at + len(self.low), -1)
         return rows
-
-
-def _lookup(sorted_keys: npt.NDArray[np.integer], keys: npt.NDArray[np.integer], base: int) -> Ints:
-    if not len(sorted_keys):
-        return np.full(len(keys), -1, dtype=np.int64)
-    where = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return np.where(sorted_keys[where] == keys, where + base, -1).astype(np.int64)
