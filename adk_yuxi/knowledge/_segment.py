@@ -9,8 +9,8 @@ segments at query time, so adding or dropping a segment never rescores the other
 Compact by construction: document numbers are local (``uint16`` while a segment holds
 at most 65,536 documents); frequencies are kept only for the postings whose frequency
 is above 1 (a term's such postings come first in its run, ``uint8`` unless one exceeds
-255); a CJK term's key takes 4 bytes (`_term_keys`), its offset about 1 (`_offsets`).
-About 2.1 bytes a posting and 5 a distinct term, where precomputed float impacts would
+255); a CJK term's key takes 2 bytes (`_term_keys`), its offset about 1 (`_offsets`).
+About 1.6 bytes a posting and 3 a distinct term, where precomputed float impacts would
 take 8 a posting. A build packs each posting in one integer and sorts them in place
 (the array work: `_postings`), so it needs about 10 bytes a posting while it runs.
 Dropping files tombstones them: the same arrays with a mask of dead documents, whose
