@@ -188,10 +188,10 @@ def bm25s_from_segments(index: Any) -> tuple[Any, Any]:
 
     from adk_yuxi.knowledge._index import K1, B
 
-    vocabulary = np.unique(np.concatenate([s.terms for s in index.segments]))
+    vocabulary = np.unique(np.concatenate([s.terms.keys() for s in index.segments]))
     df = np.zeros(len(vocabulary), dtype=np.int64)
     for s in index.segments:
-        df[np.searchsorted(vocabulary, s.terms)] += np.diff(s.indptr)
+        df[np.searchsorted(vocabulary, s.terms.keys())] += np.diff(s.indptr)
     n = index.n_docs
     indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
@@ -202,19 +202,20 @@ def bm25s_from_segments(index: Any) -> tuple[Any, Any]:
     avg = sum(s.total_length for s in index.segments) / n
     offset = 0
     for s in index.segments:
-        ids = np.searchsorted(vocabulary, s.terms)
+        ids = np.searchsorted(vocabulary, s.terms.keys())
         counts = np.diff(s.indptr.astype(np.int64))
         term = np.repeat(ids, counts)
-        rank = np.arange(len(s.docs)) - np.repeat(s.indptr[:-1].astype(np.int64), counts)
+        all_docs = s.docs.all(s.indptr)
+        rank = np.arange(len(all_docs)) - np.repeat(s.indptr[:-1].astype(np.int64), counts)
         where = filled[term] + rank
         tf = s.tf.astype(np.float32)
         norm = (K1 * (1 - B + B * s.lengths / avg)).astype(np.float32)
-        docs = s.docs.astype(np.int64)
+        docs = all_docs.astype(np.int64)
         data[where] = tf / (tf + norm[docs]) * idf[term]
         rows[where] = docs + offset
         filled[ids] += counts
         offset += s.n_docs
-        del term, rank, where, tf, docs
+        del term, rank, where, tf, docs, all_docs
     retriever = bm25s.BM25()
     retriever.nonoccurrence_array = None  # ("lucene" has none)
     retriever.scores = {"data": data, "indices": rows, "indptr": indptr, "num_docs": n}
@@ -228,9 +229,10 @@ def dense_side(count: int) -> dict[str, float]:
     start = rss_mb()[0]
     index = Index(ndim=DIM, metric="cos", dtype="i8")
     rng = np.random.default_rng(3)
-    for at in range(0, count, 50_000):
-        vectors = rng.standard_normal((min(50_000, count - at), DIM), dtype=np.float32)
+    for at in range(0, count, 10_000):
+        vectors = rng.standard_normal((min(10_000, count - at), DIM), dtype=np.float32)
         index.add(np.arange(at, at + len(vectors)), vectors, threads=2)
+        del vectors  # (the batch is not the index: measured without it)
     resident, peak = rss_mb()
     return {"dense_mb": resident - start, "dense_peak_mb": peak - start}
 
@@ -285,7 +287,12 @@ def report(
 
 
 async def run(
-    chunks: int, n_queries: int, db: Path | None, ingest_only: bool, dense: dict[str, float] | None
+    chunks: int,
+    n_queries: int,
+    db: Path | None,
+    ingest_only: bool,
+    dense: dict[str, float] | None,
+    served: dict[str, Any] | None = None,
 ) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="yuxi-bench-scale-") as tmp:
@@ -300,7 +307,8 @@ async def run(
         if ingest_only:
             return
         queries = [tuple(q) for q in json.loads(queries_file.read_text())][:n_queries]
-        served = child("--serve-side", url, json.dumps(queries))
+        if served is None:
+            served = child("--serve-side", url, json.dumps(queries))
         if dense is None:
             dense = child("--dense-side", str(chunks))
     print(report(chunks, mb_per_s, served, dense))
@@ -313,6 +321,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", type=Path, help="keep the ingested database here (reused)")
     parser.add_argument("--ingest-only", action="store_true", help="only fill --db")
     parser.add_argument("--dense-from", type=Path, help="the dense row, measured apart")
+    parser.add_argument("--served-from", type=Path, help="the served rows, measured apart")
     parser.add_argument("--serve-side", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--dense-side", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -323,9 +332,11 @@ def main(argv: list[str] | None = None) -> None:
     elif args.dense_side is not None:
         print(json.dumps(dense_side(args.dense_side)))
     else:
-        # The dense row may be measured apart: `--dense-side N > file`, then `--dense-from file`.
+        # Either side may be measured apart (`--dense-side N > file`, `--serve-side URL
+        # QUERIES > file`), then given with `--dense-from file` / `--served-from file`.
         dense = json.loads(args.dense_from.read_text()) if args.dense_from else None
-        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only, dense))
+        served = json.loads(args.served_from.read_text()) if args.served_from else None
+        asyncio.run(run(args.chunks, args.queries, args.db, args.ingest_only, dense, served))
 
 
 if __name__ == "__main__":

@@ -102,13 +102,11 @@ class Bm25Index:
         found: list[tuple[int, int, int, int, int]] = []  # segment, key number, row, span
         df = np.zeros(len(keys), dtype=np.int64)
         for at, segment in enumerate(self.segments):
-            if not len(segment.terms):
-                continue
-            where = np.minimum(np.searchsorted(segment.terms, keys), len(segment.terms) - 1)
-            hit = np.flatnonzero(segment.terms[where] == keys)
+            where = segment.terms.find(keys)
+            hit = np.flatnonzero(where >= 0)
             rows = where[hit]
-            starts = segment.indptr[rows].tolist()
-            ends = segment.indptr[rows + 1].tolist()
+            spans = segment.offsets.spans(rows)
+            starts, ends = spans[0].tolist(), spans[1].tolist()
             dead = segment.dead
             for number, row, start, end in zip(
                 hit.tolist(), rows.tolist(), starts, ends, strict=True
@@ -149,18 +147,22 @@ def _score(
     """The documents of this segment holding any query term, and their scores."""
     docs_of, weights_of = [], []
     for term in terms:
-        docs = segment.docs[term.start : term.end]
-        tf = segment.frequencies(term.row, term.start, term.end)
+        docs = segment.docs.run(term.row, term.start, term.end)
+        tf = segment.multi_frequencies(term.row)
         if only is not None:
             inside = (docs >= only[1]) & (docs < only[2])
-            docs, tf = docs[inside], None if tf is None else tf[inside]
+            docs = docs[inside]
+            if tf is not None:  # (the first postings, those with a frequency above 1)
+                tf = tf[inside[: len(tf)]]
         if not len(docs):
             continue
         if tf is None:  # every frequency 1
             weight = norm[docs] + np.float32(1)
             np.divide(np.float32(1), weight, out=weight)
         else:
-            weight = tf / (tf + norm[docs])
+            many = np.ones(len(docs), dtype=np.float32)
+            many[: len(tf)] = tf
+            weight = many / (many + norm[docs])
         weight *= term.idf
         docs_of.append(docs)
         weights_of.append(weight)

@@ -5,8 +5,8 @@ The index records the version of each file it holds. A refresh lists the base's 
 dead documents: filtered at query time, their statistics subtracted), and reads the
 term rows of the files new or replaced into new segments. Rows are read a few thousand
 at a time, whole files per statement (so a file's rows are one version), and a segment
-is built as soon as it is full, so a first load holds one segment's rows at a time,
-never the whole base's.
+is built before a page would take it past 65,536 documents (whose numbers then fit in
+2 bytes), so a first load holds one segment's rows at a time, never the whole base's.
 
 Small segments (from one-file ingests, or shrunk by deletes) are merged later, off
 the query path (`merge_small`), and so is a segment a quarter tombstones: the merge
@@ -102,13 +102,16 @@ async def _read_segments(
 ) -> list[Segment]:
     built: list[Segment] = []
     rows = SegmentRows()
+    counts = dict(files)
     for page in _pages(files, page_size):
+        if len(rows) and len(rows) + sum(counts[f] for f in page) > segment_docs:
+            # Full: built before the page would take it past the size whose document
+            # numbers fit in 2 bytes.
+            built.append(await asyncio.to_thread(Segment.build, rows))
+            rows = SegmentRows()
         for row in await _term_rows(store, kb_id, page):
             rows.add(int(row[0]), str(row[1]), int(row[2]), bytes(row[3]), bytes(row[4]))
         rows.compact()
-        if len(rows) >= segment_docs:
-            built.append(await asyncio.to_thread(Segment.build, rows))
-            rows = SegmentRows()
         await asyncio.sleep(0)  # let other requests run between pages
     if len(rows):
         built.append(await asyncio.to_thread(Segment.build, rows))

@@ -7,10 +7,12 @@ statistics (document count, average length, document frequencies) are summed ove
 segments at query time, so adding or dropping a segment never rescores the others.
 
 Compact by construction: document numbers are local (``uint16`` while a segment holds
-at most 65,536 documents), offsets ``int32``; frequencies are kept only for the
-postings whose frequency is above 1 (a term's such postings come first in its run,
-``uint8`` unless one exceeds 255). About 2.1 bytes a posting and 12 a distinct term,
-where precomputed float impacts would take 8 a posting (the array work: `_postings`).
+at most 65,536 documents); frequencies are kept only for the postings whose frequency
+is above 1 (a term's such postings come first in its run, ``uint8`` unless one exceeds
+255); a CJK term's key takes 2 bytes (`_term_keys`), its offset about 1 (`_offsets`).
+About 1.6 bytes a posting and 3 a distinct term, where precomputed float impacts would
+take 8 a posting. A build packs each posting in one integer and sorts them in place
+(the array work: `_postings`), so it needs about 10 bytes a posting while it runs.
 Dropping files tombstones them: the same arrays with a mask of dead documents, whose
 statistics the index subtracts; purging them later makes a new segment by masking, and
 merging segments is one stable sort of their postings by key.
@@ -23,9 +25,13 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ._doc_numbers import DocNumbers
+from ._offsets import Offsets
+from ._postings import Postings, lean_postings, posting_order
 from ._postings import narrow as _narrow
 from ._postings import pack as _pack
-from ._postings import posting_order
+from ._segment_rows import SegmentRows, file_ranges, row_parts
+from ._term_keys import TermKeys
 
 __all__ = ["SEGMENT_DOCS", "Segment", "SegmentRows", "posting_order"]
 
@@ -36,64 +42,11 @@ Ints = npt.NDArray[np.int64]
 Tf = npt.NDArray[np.integer]
 
 
-class SegmentRows:
-    """Chunk rows of whole files, ordered by file then chunk id: a segment's input.
-
-    ``compact`` turns the term data added so far into arrays (a loader calls it per
-    page), so a segment's rows are a few large buffers, not one small object per chunk
-    left to fragment the heap."""
-
-    __slots__ = ("_parts", "cids", "file_ids", "freqs", "keys", "lengths")
-
-    def __init__(self) -> None:
-        self.cids: list[int] = []
-        self.file_ids: list[str] = []
-        self.lengths: list[int] = []
-        self.keys: list[bytes] = []  # not compacted yet
-        self.freqs: list[bytes] = []
-        self._parts: list[tuple[Ints, Ints, npt.NDArray[np.uint16]]] = []
-
-    def __len__(self) -> int:
-        return len(self.cids)
-
-    def add(self, cid: int, file_id: str, length: int, keys: bytes, freqs: bytes) -> None:
-        self.cids.append(cid)
-        self.file_ids.append(file_id)
-        self.lengths.append(length)
-        self.keys.append(keys)
-        self.freqs.append(freqs)
-
-    def compact(self) -> None:
-        if self.keys:
-            counts = np.fromiter((len(k) // 8 for k in self.keys), np.int64, len(self.keys))
-            keys = np.frombuffer(b"".join(self.keys), dtype="<i8").astype(np.int64)
-            freqs = np.frombuffer(b"".join(self.freqs), dtype="<u2").astype(np.uint16)
-            self._parts.append((counts, keys, freqs))
-            self.keys, self.freqs = [], []
-
-    def arrays(self) -> tuple[Ints, Ints, npt.NDArray[np.uint16]]:
-        """(term count per chunk, keys, frequencies), all rows'."""
-        self.compact()
-        if not self._parts:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint16)
-        if len(self._parts) > 1:
-            self._parts = [tuple(np.concatenate(a) for a in zip(*self._parts, strict=True))]  # type: ignore[list-item]
-        return self._parts[0]
-
-
-def _file_ranges(file_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-    ranges: dict[str, tuple[int, int]] = {}
-    for doc, file_id in enumerate(file_ids):
-        low, _ = ranges.get(file_id, (doc, doc))
-        ranges[file_id] = (low, doc + 1)
-    return ranges
-
-
 class Segment:
     """Immutable. Documents ``0..n-1`` in file order; ``files`` maps a file to its range."""
 
     __slots__ = (
-        *("cids", "dead", "docs", "files", "indptr", "lengths", "live_docs", "live_length"),
+        *("cids", "dead", "docs", "files", "lengths", "live_docs", "live_length", "offsets"),
         *("multi_offsets", "multi_terms", "multi_tf", "terms", "total_length", "dead_spans"),
     )
 
@@ -103,7 +56,7 @@ class Segment:
         cids: Ints,
         lengths: npt.NDArray[np.int32],
         files: dict[str, tuple[int, int]],
-        terms: Ints,
+        terms: TermKeys | Ints,
         indptr: npt.NDArray[np.integer],
         docs: npt.NDArray[np.integer],
         tf: Tf | None = None,
@@ -114,15 +67,19 @@ class Segment:
         self.cids = cids
         self.lengths = lengths
         self.files = files
-        self.terms = terms
-        self.indptr = indptr
+        self.terms = terms if isinstance(terms, TermKeys) else TermKeys.of(terms)
+        self.offsets = Offsets(indptr)
         if multi is not None:
-            self.docs = docs
             self.multi_terms, self.multi_offsets, self.multi_tf = multi
         else:
             assert tf is not None
-            packed = _pack(indptr.astype(np.int64), docs, tf)
-            self.docs, self.multi_terms, self.multi_offsets, self.multi_tf = packed
+            docs, self.multi_terms, self.multi_offsets, self.multi_tf = _pack(
+                indptr.astype(np.int64), docs, tf
+            )
+        offsets = np.asarray(indptr, dtype=np.int64)
+        n_multi = np.zeros(len(offsets) - 1, dtype=np.int64)
+        n_multi[self.multi_terms] = np.diff(self.multi_offsets)
+        self.docs = DocNumbers(docs, offsets, n_multi, len(cids))
         self.total_length = int(lengths.sum(dtype=np.int64))
         self.dead: npt.NDArray[np.bool_] | None = None  # tombstones: deleted documents
         self.dead_spans = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # as (lows, highs)
@@ -136,27 +93,41 @@ class Segment:
     @property
     def nbytes(self) -> int:
         arrays = (
-            *(self.cids, self.lengths, self.terms, self.indptr, self.docs),
+            *(self.cids, self.lengths),
             *(self.multi_terms, self.multi_offsets, self.multi_tf),
         )
         dead = 0 if self.dead is None else self.dead.nbytes
-        return sum(a.nbytes for a in arrays) + dead + 120 * len(self.files)
+        index = self.terms.nbytes + self.offsets.nbytes + self.docs.nbytes
+        return sum(a.nbytes for a in arrays) + index + dead + 120 * len(self.files)
 
     @classmethod
     def build(cls, rows: SegmentRows) -> Segment:
-        """From chunk rows: one sort of their keys, the rest array work."""
+        """From chunk rows (consumed): one sort of their postings, the rest array work,
+        page by page so the peak stays near the segment's own size."""
         n = len(rows)
-        per_doc, keys, freqs = rows.arrays()
-        rows._parts = []  # (the caller's rows: consumed)
-        docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
-        return cls._from_postings(
-            keys,
-            docs,
-            freqs,
-            cids=np.array(rows.cids, dtype=np.int64),
-            lengths=np.array(rows.lengths, dtype=np.int32),
-            files=_file_ranges(rows.file_ids),
-        )
+        parts = rows.take_parts()
+        facts = {
+            "cids": np.array(rows.cids, dtype=np.int64),
+            "lengths": np.array(rows.lengths, dtype=np.int32),
+            "files": file_ranges(rows.file_ids),
+        }
+        if n > SEGMENT_DOCS:  # (one file larger than a segment)
+            per_doc, keys, freqs = (np.concatenate(a) for a in zip(*parts, strict=True))
+            docs = np.repeat(np.arange(n, dtype=np.int64), per_doc)
+            return cls._from_postings(keys, docs, freqs, **facts)  # type: ignore[arg-type]
+        total = sum(len(part[1]) for part in parts)
+        return cls._lean(lean_postings(row_parts(parts), total), **facts)  # type: ignore[arg-type]
+
+    @classmethod
+    def _lean(
+        cls, postings: Postings, *, cids: Ints, lengths: npt.NDArray[np.int32],
+        files: dict[str, tuple[int, int]],
+    ) -> Segment:  # fmt: skip
+        multi = (postings.multi_terms, postings.multi_offsets, postings.multi_tf)
+        return cls(
+            cids=cids, lengths=lengths, files=files, terms=postings.terms,
+            indptr=postings.indptr, docs=postings.docs, multi=multi,
+        )  # fmt: skip
 
     @classmethod
     def _from_postings(
@@ -170,6 +141,10 @@ class Segment:
         files: dict[str, tuple[int, int]],
     ) -> Segment:
         """From postings in any order where each document's ascend within a key."""
+        if len(cids) <= SEGMENT_DOCS:
+            parts = iter([(np.asarray(keys, dtype=np.int64), docs, np.asarray(tf, np.uint16))])
+            postings = lean_postings(parts, len(keys))
+            return cls._lean(postings, cids=cids, lengths=lengths, files=files)
         keys, order = posting_order(np.asarray(keys, dtype=np.int64))
         starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
         starts = np.concatenate([np.zeros(min(len(keys), 1), dtype=np.int64), starts])
@@ -187,21 +162,23 @@ class Segment:
             tf=np.asarray(tf)[order],
         )
 
-    def frequencies(self, row: int, start: int, end: int) -> npt.NDArray[np.float32] | None:
-        """The frequencies of term number ``row``'s postings (``start:end``), None when
-        they are all 1."""
+    def multi_frequencies(self, row: int) -> Tf | None:
+        """The frequencies of term number ``row``'s first postings, those above 1 (None
+        when it has none); its other postings have frequency 1."""
         at = int(np.searchsorted(self.multi_terms, row))
         if at == len(self.multi_terms) or self.multi_terms[at] != row:
             return None
-        low, high = int(self.multi_offsets[at]), int(self.multi_offsets[at + 1])
-        tf = np.ones(end - start, dtype=np.float32)
-        tf[: high - low] = self.multi_tf[low:high]
-        return tf
+        return self.multi_tf[int(self.multi_offsets[at]) : int(self.multi_offsets[at + 1])]
+
+    @property
+    def indptr(self) -> Ints:
+        """Where each term's postings start, and the end (built on each call)."""
+        return self.offsets.indptr()
 
     @property
     def tf(self) -> npt.NDArray[np.uint16]:
         """Every posting's frequency, in storage order (built on each call)."""
-        tf = np.ones(len(self.docs), dtype=np.uint16)
+        tf = np.ones(self.docs.total, dtype=np.uint16)
         counts = np.diff(self.multi_offsets)
         first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
         tf[np.repeat(first, counts) + np.arange(len(self.multi_tf))] = self.multi_tf
@@ -211,7 +188,7 @@ class Segment:
         """(key, document) of every posting, in storage order."""
         offsets = self.indptr.astype(np.int64)
         counts = offsets[1:] - offsets[:-1]
-        return np.repeat(self.terms, counts), self.docs.astype(np.int64)
+        return np.repeat(self.terms.keys(), counts), self.docs.all(offsets).astype(np.int64)
 
     def tombstoned(self, file_ids: set[str]) -> Segment | None:
         """This segment less some files, in constant time but for a mask of its
@@ -250,7 +227,8 @@ class Segment:
             multi = int(self.multi_offsets[at + 1] - self.multi_offsets[at])
         lows, highs = self.dead_spans
         count = 0
-        for part in (self.docs[start : start + multi], self.docs[start + multi : end]):
+        run = self.docs.run(row, start, end)
+        for part in (run[:multi], run[multi:]):
             count += int((np.searchsorted(part, highs) - np.searchsorted(part, lows)).sum())
         return count
 
@@ -281,8 +259,10 @@ class Segment:
         if not keep.any():
             return None
         renumber = np.cumsum(keep) - 1
-        kept = keep[self.docs]
-        ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])[self.indptr]
+        indptr = self.indptr
+        docs = self.docs.all(indptr)
+        kept = keep[docs]
+        ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])[indptr]
         live = np.flatnonzero(ends[1:] > ends[:-1])
         files = {}
         for file_id, (low, high) in self.files.items():
@@ -290,7 +270,7 @@ class Segment:
                 files[file_id] = (int(renumber[low]), int(renumber[high - 1]) + 1)
         # A term's multi postings stay first in its run: only their counts change.
         counts = np.diff(self.multi_offsets)
-        first = self.indptr[self.multi_terms].astype(np.int64) - self.multi_offsets[:-1]
+        first = indptr[self.multi_terms] - self.multi_offsets[:-1]
         held = kept[np.repeat(first, counts) + np.arange(len(self.multi_tf))]
         left = (
             np.add.reduceat(held.astype(np.int32), self.multi_offsets[:-1]) if len(held) else counts
@@ -304,9 +284,9 @@ class Segment:
             cids=self.cids[keep],
             lengths=self.lengths[keep],
             files=files,
-            terms=self.terms[live],
-            indptr=np.append(ends[live], ends[-1]).astype(self.indptr.dtype),
-            docs=renumber[self.docs[kept]].astype(self.docs.dtype),
+            terms=self.terms.take(live),
+            indptr=np.append(ends[live], ends[-1]),
+            docs=renumber[docs[kept]].astype(docs.dtype),
             multi=multi,
         )
 

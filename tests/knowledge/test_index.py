@@ -200,8 +200,8 @@ def test_dropped_files_and_merged_segments_equal_a_rebuild() -> None:
             _same(index.search(query_keys(query), 10), want, query)
             assert {c - 10 for c, _ in want} <= set(kept)
     whole = merged[0]
-    assert (whole.terms == rebuilt.segments[0].terms).all()
-    assert (whole.docs == rebuilt.segments[0].docs).all()
+    assert (whole.terms.keys() == rebuilt.segments[0].terms.keys()).all()
+    assert (whole.docs.all(whole.indptr) == rebuilt.segments[0].docs.all(whole.indptr)).all()
     assert (whole.tf == rebuilt.segments[0].tf).all()
     everything = {f"f{i:03d}" for i in range(50)}
     assert all(s.without(everything) is None for s in segments)
@@ -249,9 +249,10 @@ def test_tombstoned_files_score_as_a_rebuild_until_a_merge_drops_them() -> None:
 def test_postings_are_stored_compactly() -> None:
     docs = _corpus(random.Random(4), 200)
     segment = _index(docs).segments[0]
-    assert segment.docs.dtype == np.uint16 and segment.multi_tf.dtype == np.uint8
-    assert len(segment.multi_tf) < len(segment.docs) / 3  # frequency 1 costs nothing
-    assert segment.indptr.dtype == np.int32
+    assert segment.docs.wide.dtype == np.uint16 and segment.multi_tf.dtype == np.uint8
+    assert len(segment.multi_tf) < segment.docs.total / 3  # frequency 1 costs nothing
+    assert segment.docs.rows and len(segment.docs.low)  # common terms' numbers: 1 byte
+    assert segment.offsets.counts.dtype == np.uint8  # a term's offset: about a byte
     big = _rows(["w1 " * 300])
     assert Segment.build(big).multi_tf.dtype == np.uint16  # a frequency above 255 kept exact
 
@@ -262,3 +263,30 @@ def test_pages_hold_whole_files_and_a_bounded_number_of_them() -> None:
     assert [f for page in pages for f in page] == [f for f, _ in files]
     assert pages[0] == ["big"] and max(len(p) for p in pages) == 500
     assert pages[-1] == ["b"] and _pages([], 5) == []
+
+
+@pytest.mark.parametrize(
+    "docs",
+    [
+        ["中文" * 700 + "中", "w1 " * 1200 + "w2", "文中", "w2 w1"],  # frequencies past 1,023
+        ["中文中", "文文"],  # CJK terms only
+        ["w1 w2 w1", "w3"],  # words only
+    ],
+)
+def test_the_lean_build_equals_the_sort_with_an_order_array(docs: list[str]) -> None:
+    """`Segment.build` packs each posting in one integer; the reference is the sort of
+    (key, document) pairs by an order array, then `pack`."""
+    rows = _rows(docs, per_file=1)
+    want_keys, order = posting_order(
+        np.concatenate([chunk_terms(d).keys for d in docs]).astype(np.int64)
+    )
+    counts = [len(chunk_terms(d).keys) for d in docs]
+    docs_of = np.repeat(np.arange(len(docs)), counts)[order]
+    tf_of = np.concatenate([chunk_terms(d).freqs for d in docs])[order]
+    segment = Segment.build(rows)
+    keys, got_docs = segment.postings()
+    assert (keys == want_keys).all()
+    assert sorted(zip(keys.tolist(), got_docs.tolist(), segment.tf.tolist(), strict=True)) == (
+        sorted(zip(want_keys.tolist(), docs_of.tolist(), tf_of.tolist(), strict=True))
+    )
+    assert max(segment.tf.tolist()) == max(tf_of.tolist())
