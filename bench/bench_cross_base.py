@@ -24,7 +24,7 @@ from adk_yuxi.access import AccessRepository, User
 from adk_yuxi.knowledge import KnowledgeStore, OfflineEmbedder
 from bench._timing import format_table
 from bench.bench_knowledge import CORPUS
-from bench.bench_semantic import FACTS, KINDS
+from bench.bench_semantic import FACTS, KINDS, labelled_questions
 
 DECOYS = {
     "ops": "The zebrafinch gateway listens on port 9443 by default.",
@@ -66,15 +66,11 @@ async def run(root: Path) -> list[list[str]]:
         found: dict[str, list[int]] = {k: [] for k in dict.fromkeys(KINDS.values())}
         first: dict[str, list[int]] = {k: [] for k in found}
         decoy_first: dict[str, list[int]] = {k: [] for k in found}
-        for fact in facts:
-            for field, kind in KINDS.items():
-                question = fact.get(field)
-                if not question:
-                    continue
-                hits = await store.query_many(kb_ids, question, top_k=5)
-                found[kind].append(int(any(fact["expect"] in h.content for h in hits)))
-                first[kind].append(int(bool(hits) and fact["expect"] in hits[0].content))
-                decoy_first[kind].append(int(bool(hits) and hits[0].kb_id in DECOYS))
+        for fact, kind, question in labelled_questions(facts):
+            hits = await store.query_many(kb_ids, question, top_k=5)
+            found[kind].append(int(any(fact["expect"] in h.content for h in hits)))
+            first[kind].append(int(bool(hits) and fact["expect"] in hits[0].content))
+            decoy_first[kind].append(int(bool(hits) and hits[0].kb_id in DECOYS))
         for measure, values in (
             ("recall@5", found), ("first hit answers", first), ("one-chunk base first", decoy_first)
         ):  # fmt: skip

@@ -32,6 +32,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,16 @@ FACTS = HERE / "data" / "semantic_facts.json"
 KINDS = {"exact": "exact", "paraphrase": "paraphrase", "paraphrase2": "paraphrase",
          "cross": "cross-lingual"}  # fmt: skip
 SYNTHETIC_MODEL = "synthetic-384"
+
+
+def labelled_questions(facts: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(fact, kind, question) for every question a fact of the labelled set has."""
+    for fact in facts:
+        for field, kind in KINDS.items():
+            if question := fact.get(field):
+                yield fact, kind, question
+
+
 KNOWN = "hybrid, question vector known (cached)"
 
 
@@ -128,23 +139,19 @@ async def quality(root: Path) -> list[list[str]]:
     names = ["lexical store", "dense", "hybrid", "bm25s"]
     hits: dict[str, dict[str, list[int]]] = {n: {k: [] for k in KINDS.values()} for n in names}
     embed_s: list[float] = []
-    for fact in facts:
-        for field, kind in KINDS.items():
-            question = fact.get(field)
-            if not question:
-                continue
-            started = time.perf_counter()
-            vector = embedder.query(question)
-            embed_s.append(time.perf_counter() - started)
-            near = await dense.search(store.store, "facts", found[0], found[1], vector, 5, None)
-            answers = {
-                "lexical store": [h.content for h in await lexical.query("facts", question)],
-                "dense": [by_cid[h.cid] for h in near],
-                "hybrid": [h.content for h in await store.query("facts", question)],
-                "bm25s": [texts[i] for i in _bm25s(retriever, question)],
-            }
-            for name, contents in answers.items():
-                hits[name][kind].append(int(any(fact["expect"] in c for c in contents)))
+    for fact, kind, question in labelled_questions(facts):
+        started = time.perf_counter()
+        vector = embedder.query(question)
+        embed_s.append(time.perf_counter() - started)
+        near = await dense.search(store.store, "facts", found[0], found[1], vector, 5, None)
+        answers = {
+            "lexical store": [h.content for h in await lexical.query("facts", question)],
+            "dense": [by_cid[h.cid] for h in near],
+            "hybrid": [h.content for h in await store.query("facts", question)],
+            "bm25s": [texts[i] for i in _bm25s(retriever, question)],
+        }
+        for name, contents in answers.items():
+            hits[name][kind].append(int(any(fact["expect"] in c for c in contents)))
     await store.close()
     await lexical.close()
     counts = {k: len(v) for k, v in hits["hybrid"].items()}

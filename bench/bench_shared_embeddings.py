@@ -33,7 +33,7 @@ from adk_yuxi.knowledge import OfflineEmbedder
 from adk_yuxi.memory import SqlMemoryService
 from bench._timing import format_table
 from bench.bench_guards import KS, _catalog, _queries, _recall, registry_of
-from bench.bench_semantic import FACTS, KINDS
+from bench.bench_semantic import FACTS, KINDS, labelled_questions
 
 
 def _queries_on_both(model: OfflineEmbedder) -> Callable[[Sequence[str]], np.ndarray]:
@@ -93,24 +93,18 @@ async def memory(model: OfflineEmbedder, root: Path) -> list[list[str]]:
     vectors = model.passages(texts)
     found: dict[str, dict[str, list[int]]] = {"full-text (default)": {}, "offline e5": {}}
     spent: dict[str, list[float]] = {name: [] for name in found}
-    for fact in facts:
-        for field, kind in KINDS.items():
-            question = fact.get(field)
-            if not question:
-                continue
-            started = time.perf_counter()
-            reply = await service.search_memory(app_name="bench", user_id="u", query=question)
-            spent["full-text (default)"].append(time.perf_counter() - started)
-            lexical = [
-                " ".join(p.text or "" for p in m.content.parts or []) for m in reply.memories
-            ]
-            started = time.perf_counter()
-            scores = vectors @ model.query(question)
-            dense = [texts[i] for i in np.argsort(-scores)[:5]]
-            spent["offline e5"].append(time.perf_counter() - started)
-            for name, answers in (("full-text (default)", lexical), ("offline e5", dense)):
-                hit = int(any(fact["expect"] in a for a in answers))
-                found[name].setdefault(kind, []).append(hit)
+    for fact, kind, question in labelled_questions(facts):
+        started = time.perf_counter()
+        reply = await service.search_memory(app_name="bench", user_id="u", query=question)
+        spent["full-text (default)"].append(time.perf_counter() - started)
+        lexical = [" ".join(p.text or "" for p in m.content.parts or []) for m in reply.memories]
+        started = time.perf_counter()
+        scores = vectors @ model.query(question)
+        dense = [texts[i] for i in np.argsort(-scores)[:5]]
+        spent["offline e5"].append(time.perf_counter() - started)
+        for name, answers in (("full-text (default)", lexical), ("offline e5", dense)):
+            hit = int(any(fact["expect"] in a for a in answers))
+            found[name].setdefault(kind, []).append(hit)
     await service.close()
     rows = []
     for name, kinds in found.items():
