@@ -39,7 +39,7 @@ EVIDENCE = 0.4
 """Across bases with vectors, a lexical candidate counts only if it holds this share of
 the question's weighted terms: below it, it matched little but words such as "the",
 and its rank only pushed the dense side's answer down (`bench/bench_cross_base.py`:
-cross-lingual first hits 0.44 -> 0.69 at 0.4, nothing lost elsewhere)."""
+cross-lingual first hits 0.44 -> 0.68 at 0.4, nothing lost elsewhere)."""
 
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 
