@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
@@ -49,7 +50,6 @@ from google.adk.apps.app import EventsCompactionConfig
 from google.adk.events.event import Event
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
-from google.adk.sessions.session import Session
 from google.genai import types
 from typing_extensions import override
 
@@ -221,9 +221,9 @@ class DeferredCompactionPlugin(BasePlugin):
             return
         if not tailed:
             if self._too_many_events(session.events):
-                await self._compact(invocation_context, reread=False)  # answered already
+                await self._compact_copy(invocation_context)  # answered already
             return
-        task = asyncio.create_task(self._compact(invocation_context))
+        task = asyncio.create_task(self._summarize_for_next_run(invocation_context))
         self._compacting[key] = task
         task.add_done_callback(lambda _: self._compacting.pop(key, None))
 
@@ -233,36 +233,43 @@ class DeferredCompactionPlugin(BasePlugin):
     ) -> None:
         self._tailed.discard(invocation_context.invocation_id)
 
-    async def _compact(self, ctx: InvocationContext, *, reread: bool = True) -> None:
-        """Compacts the session read again now (after a tailed run, whose session lost
-        its older events), or a copy of the run's own session (`reread=False`: whole, or
-        windowed from the latest summary, which is all ADK's compaction reads; a copy,
-        so that ADK's own check after the run still reads the run's reported prompt size
-        rather than estimating one behind the new summary); a stale or failed summary
-        is dropped."""
+    async def _compact_copy(self, ctx: InvocationContext) -> None:
+        """Compacts a copy of the run's own session at the run's end (whole, or windowed
+        from the latest summary, which is all ADK's compaction reads; a copy, so that
+        ADK's own check after the run still reads the run's reported prompt size rather
+        than estimating one behind the new summary)."""
+        own = ctx.session
+        copy = own.model_copy(update={"events": list(own.events)})
+        await self._guarded(compact_session_now(ctx, session=copy))
+
+    async def _summarize_for_next_run(self, ctx: InvocationContext) -> None:
+        """Summarizes the session read again now (a tailed run's session lost its older
+        events) and keeps the summary for the session's next run to store."""
         config = self._config(ctx)
         assert config is not None and config.token_threshold is not None
+        threshold = config.token_threshold
+        key = (ctx.session.app_name, ctx.session.user_id, ctx.session.id)
+
+        async def summarize() -> None:
+            session = await ctx.session_service.get_session(
+                app_name=key[0], user_id=key[1], session_id=key[2]
+            )
+            if session is None or not (
+                over_threshold(session.events, threshold) or self._too_many_events(session.events)
+            ):
+                return  # gone, or a summary landed meanwhile
+            capture = SummaryCapture(ctx.session_service)
+            if await compact_session_now(ctx, session=session, service=capture):
+                for event in capture.events:
+                    self._summaries.keep(key, ctx.session_service, event)
+
+        await self._guarded(summarize())
+
+    @staticmethod
+    async def _guarded(compaction: Awaitable[object]) -> None:
+        """A stale or failed summary is dropped (logged); the run is not affected."""
         try:
-            own = ctx.session
-            session: Session | None = own.model_copy(update={"events": list(own.events)})
-            if reread:
-                session = await ctx.session_service.get_session(
-                    app_name=ctx.session.app_name,
-                    user_id=ctx.session.user_id,
-                    session_id=ctx.session.id,
-                )
-                if session is None or not (
-                    over_threshold(session.events, config.token_threshold)
-                    or self._too_many_events(session.events)
-                ):
-                    return  # gone, or a summary landed meanwhile
-                capture = SummaryCapture(ctx.session_service)
-                if await compact_session_now(ctx, session=session, service=capture):
-                    key = (session.app_name, session.user_id, session.id)
-                    for event in capture.events:
-                        self._summaries.keep(key, ctx.session_service, event)
-                return
-            await compact_session_now(ctx, session=session)
+            await compaction
         except StaleSessionError:
             logger.info("Compaction dropped: the session moved on while it ran")
         except Exception:
