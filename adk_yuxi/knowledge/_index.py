@@ -17,30 +17,21 @@ chunk id.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from ._pruning import pruned_top
+from ._scoring import Term, accumulate, best
 from ._segment import SEGMENT_DOCS, Segment, SegmentRows
 
 __all__ = ["K1", "B", "Bm25Index"]
 
 K1 = 1.5
 B = 0.75
-_DENSE = 16  # postings above 1/16 of a segment's documents: a dense accumulator
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class _Term:
-    segment: int
-    row: int
-    start: int
-    end: int
-    idf: np.float32
 
 
 class Bm25Index:
@@ -81,24 +72,30 @@ class Bm25Index:
             if file_id not in self.files:
                 return []
             only = self.files[file_id]
-        terms = self._terms(np.array(list(dict.fromkeys(query)), dtype=np.int64))
+        terms, idf, df = self._terms(np.array(list(dict.fromkeys(query)), dtype=np.int64))
+        if only is None:
+            pruned = pruned_top(self.segments, self._norms, terms, idf, df, k)
+            if pruned is not None:
+                top_cids, top = best(*pruned, None, k)
+                return list(zip(top_cids.tolist(), top.tolist(), strict=True))
         cids, scores = [], []
         for at, segment in enumerate(self.segments):
             if only is not None and only[0] != at:
                 continue
             mine = [t for t in terms if t.segment == at]
             if mine:
-                docs, got = _score(segment, self._norms[at], mine, only)
-                docs, got = _best(docs, got, segment.cids, k)
+                docs, got = accumulate(segment, self._norms[at], mine, only)
+                docs, got = best(docs, got, segment.cids, k)
                 cids.append(segment.cids[docs])
                 scores.append(got)
         if not cids:
             return []
-        best, top = _best(np.concatenate(cids), np.concatenate(scores), None, k)
-        return list(zip(best.tolist(), top.tolist(), strict=True))
+        top_cids, top = best(np.concatenate(cids), np.concatenate(scores), None, k)
+        return list(zip(top_cids.tolist(), top.tolist(), strict=True))
 
-    def _terms(self, keys: Ints) -> list[_Term]:
-        """Each query term's postings run in each segment, with its base-wide idf."""
+    def _terms(self, keys: Ints) -> tuple[list[Term], npt.NDArray[np.float32], Ints]:
+        """Each query term's postings run in each segment, with its base-wide idf; and
+        per key its idf and document frequency."""
         found: list[tuple[int, int, int, int, int]] = []  # segment, key number, row, span
         df = np.zeros(len(keys), dtype=np.int64)
         for at, segment in enumerate(self.segments):
@@ -116,7 +113,8 @@ class Bm25Index:
                 if dead is not None:  # tombstoned documents count for nothing
                     df[number] -= segment.dead_in(row, start, end)
         idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-        return [_Term(at, row, start, end, idf[n]) for at, n, row, start, end in found]
+        terms = [Term(at, n, row, start, end, idf[n]) for at, n, row, start, end in found]
+        return terms, idf, df
 
 
 def split_rows(rows: SegmentRows, segment_docs: int) -> list[SegmentRows]:
@@ -136,72 +134,3 @@ def split_rows(rows: SegmentRows, segment_docs: int) -> list[SegmentRows]:
     if len(part):
         parts.append(part)
     return parts
-
-
-def _score(
-    segment: Segment,
-    norm: npt.NDArray[np.float32],
-    terms: list[_Term],
-    only: tuple[int, int, int] | None,
-) -> tuple[Ints, Floats]:
-    """The documents of this segment holding any query term, and their scores."""
-    docs_of, weights_of = [], []
-    for term in terms:
-        docs = segment.docs.run(term.row, term.start, term.end)
-        tf = segment.multi_frequencies(term.row)
-        if only is not None:
-            inside = (docs >= only[1]) & (docs < only[2])
-            docs = docs[inside]
-            if tf is not None:  # (the first postings, those with a frequency above 1)
-                tf = tf[inside[: len(tf)]]
-        if not len(docs):
-            continue
-        if tf is None:  # every frequency 1
-            weight = norm[docs] + np.float32(1)
-            np.divide(np.float32(1), weight, out=weight)
-        else:
-            many = np.ones(len(docs), dtype=np.float32)
-            many[: len(tf)] = tf
-            weight = many / (many + norm[docs])
-        weight *= term.idf
-        docs_of.append(docs)
-        weights_of.append(weight)
-    total = sum(len(d) for d in docs_of)
-    if not total:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    dead = segment.dead if only is None else None  # (a file asked for is live)
-    if total * _DENSE >= segment.n_docs:
-        dense = np.bincount(
-            np.concatenate(docs_of), np.concatenate(weights_of), minlength=segment.n_docs
-        )
-        if dead is not None:  # tombstones: their spans zeroed, no pass over the rest
-            for low, high in zip(*segment.dead_spans, strict=True):
-                dense[low:high] = 0
-        hit: Ints = np.flatnonzero(dense).astype(np.int64)
-        return hit, dense[hit].astype(np.float64)
-    weights: Floats
-    if len(docs_of) == 1:
-        found, weights = docs_of[0].astype(np.int64), weights_of[0].astype(np.float64)
-    else:
-        merged = np.concatenate(docs_of)
-        order = np.argsort(merged, kind="stable")
-        merged = merged[order]
-        starts = np.flatnonzero(np.concatenate(([True], merged[1:] != merged[:-1])))
-        weights = np.add.reduceat(np.concatenate(weights_of)[order].astype(np.float64), starts)
-        found = merged[starts].astype(np.int64)
-    if dead is not None:
-        alive = ~dead[found]
-        found, weights = found[alive], weights[alive]
-    return found, weights
-
-
-def _best(docs: Ints, scores: Floats, cids: Ints | None, k: int) -> tuple[Ints, Floats]:
-    """The best ``k``: score descending, chunk id ascending among equals (``docs`` are
-    chunk ids when ``cids`` is None, else numbers into it)."""
-    if len(docs) > k:
-        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
-        keep = scores >= kth
-        docs, scores = docs[keep], scores[keep]
-    ids = docs if cids is None else cids[docs]
-    order = np.lexsort((ids, -scores))[:k]
-    return docs[order], scores[order]
