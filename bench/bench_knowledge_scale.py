@@ -46,6 +46,11 @@ KB = "bench"
 DIM = 384
 VISIBLE_WITHIN_S = 2.0
 TOKENISE_UP_TO = 50_000  # bm25s's own tokenizer up to here; above, fed our postings
+STRICT = "bm25s, top-k of negated scores"
+"""bm25s's scores with the selection numpy does fast: on this machine `np.argpartition`
+of a million scores, most of them 0, for the last 10 takes ~200 ms (bm25s's own
+`topk`), of the negated scores for the first 10 ~8 ms. The faster anchor is the one
+compared against, so a numpy slow path never flatters the store."""
 
 
 def rss_mb() -> tuple[float, float]:
@@ -100,6 +105,7 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
     entry = store._search._entries[KB]
     out["segments"] = len(entry.index.segments)
 
+    from adk_yuxi._text import query_terms
     from adk_yuxi.knowledge._terms import query_keys
 
     before = rss_mb()[0]
@@ -111,14 +117,20 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
 
         def bm25s_top(q: str) -> None:
             bm25s_search(retriever, q, 10)
+
+        def bm25s_ids(q: str) -> list[int]:
+            vocab = retriever.vocab_dict
+            return [vocab[t] for t in query_terms(q) if t in vocab] or [0]
     else:
         retriever, vocabulary = await asyncio.to_thread(bm25s_from_segments, entry.index)
 
-        def bm25s_top(q: str) -> None:
+        def bm25s_ids(q: str) -> list[int]:
             keys = np.array(query_keys(q), dtype=np.int64)
             at = np.minimum(np.searchsorted(vocabulary, keys), len(vocabulary) - 1)
-            ids = at[vocabulary[at] == keys].tolist()
-            retriever._get_top_k_results(ids or [0], k=10)
+            return at[vocabulary[at] == keys].tolist() or [0]
+
+        def bm25s_top(q: str) -> None:
+            retriever._get_top_k_results(bm25s_ids(q), k=10)
 
     out["bm25s_mb"] = rss_mb()[0] - before
     arrays = [retriever.scores[name] for name in ("data", "indices", "indptr")]
@@ -135,10 +147,16 @@ async def serve_side(url: str, queries: list[tuple[str, str]]) -> dict[str, Any]
     async def bm25(q: str) -> None:
         bm25s_top(q)
 
+    async def bm25_selected(q: str) -> None:
+        scores = retriever.get_scores(bm25s_ids(q))
+        top = np.argpartition(-scores, 10)[:10]
+        top[np.argsort(-scores[top])]
+
     contenders: dict[str, Callable[[str], Awaitable[Any]]] = {
         "store query": store_query,
         "index ranking alone": rank_only,
         "bm25s": bm25,
+        STRICT: bm25_selected,
     }
     await take_turns(queries[:10], contenders, passes=1)
     timings = await take_turns(queries, contenders)
@@ -269,15 +287,19 @@ def report(
          f" built from {served['bm25s_built_from']}"],
     ]  # fmt: skip
     latency = served["latency"]
-    b50 = percentiles(latency["bm25s"]["en"] + latency["bm25s"]["zh"])[0]
-    for name in ("store query", "index ranking alone", "bm25s"):
+    # The anchor: the faster of bm25s as it runs and bm25s with the selection fixed.
+    anchors = [name for name in ("bm25s", STRICT) if name in latency]
+    anchor = min(anchors, key=lambda n: percentiles(latency[n]["en"] + latency[n]["zh"])[0])
+    b50 = percentiles(latency[anchor]["en"] + latency[anchor]["zh"])[0]
+    for name in ("store query", "index ranking alone", *anchors):
         both = latency[name]["en"] + latency[name]["zh"]
         p50, p95 = percentiles(both)
-        note = "" if name == "bm25s" else f"p50 {p50 / b50:.2f}x bm25s (target <= 1)"
+        note = f"p50 {p50 / b50:.2f}x {anchor} (target <= 1)" if name not in anchors else ""
+        note = "the anchor" if name == anchor else note
         rows.append([label, name, f"{p50 * 1e3:.2f} / {p95 * 1e3:.2f} ms", note])
     for name in ("en", "zh"):
-        s50 = percentiles(latency["store query"][name])[0] / percentiles(latency["bm25s"][name])[0]
-        rows.append([label, f"store / bm25s ({name})", f"p50 {s50:.2f}x", "<= 1"])
+        s50 = percentiles(latency["store query"][name])[0] / percentiles(latency[anchor][name])[0]
+        rows.append([label, f"store / anchor ({name})", f"p50 {s50:.2f}x", "<= 1"])
     changes = dict(served["changes"])
     segments = changes.pop("segments after")
     for name, seconds in changes.items():
