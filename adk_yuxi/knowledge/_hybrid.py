@@ -3,12 +3,13 @@
 Each base answers lexically as it always has (its index, revision and freshness rules).
 When bases hold vectors from the configured embedding model, the question is embedded
 once and each of them answers densely too; `fuse` then ranks every candidate by
-reciprocal rank. A query reads, in one statement, every named base's revision and
-vector revision; ranks on chunk ids alone; and reads the rows of the fused best in one
-more statement (several bases: of every lexical candidate, whose words the cross-base
-order needs). A chunk of a deleted file is never returned: its row is gone. A single
-base without vectors answers exactly as before (BM25 scores), and every hit says which
-signals found it.
+reciprocal rank. Across bases, or beside vectors, the lexical candidates are ordered
+by the weighted share of the question they hold (their index says which terms), and
+those holding too little are left out. A query reads, in one statement, every named
+base's revision and vector revision; ranks on chunk ids alone; and reads the rows of
+the fused best in one more statement. A chunk of a deleted file is never returned: its
+row is gone. A single base without vectors answers exactly as before (BM25 scores),
+and every hit says which signals found it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ._dense import BaseState, DenseHit, DenseSearch, base_states
 from ._embedding import Embedder
 from ._fusion import fuse
 from ._search import ChunkHit, KnowledgeSearch
-from ._terms import chunk_terms, query_keys
+from ._terms import query_keys
 
 __all__ = ["QUERY_CACHE", "HybridSearch"]
 
@@ -36,10 +37,10 @@ _CANDIDATES = 20
 QUERY_CACHE = 256  # questions whose vectors are kept (a repeated question is not re-embedded)
 _SPARE = 5  # fused hits read beyond top_k, for dense hits deleted meanwhile
 EVIDENCE = 0.4
-"""Across bases with vectors, a lexical candidate counts only if it holds this share of
-the question's weighted terms: below it, it matched little but words such as "the",
-and its rank only pushed the dense side's answer down (`bench/bench_cross_base.py`:
-cross-lingual first hits 0.44 -> 0.68 at 0.4, nothing lost elsewhere)."""
+"""Beside vectors, a lexical candidate counts only if it holds this share of the
+question's weighted terms: below it, it matched little but words such as "the", and
+its rank only pushed the dense side's answer down (`bench/bench_cross_base.py`:
+cross-lingual first hits 0.44 -> 0.69 across bases, 0.47 -> 0.69 in one)."""
 
 Ranked = list[tuple[int, float]]  # (chunk id, score), best first
 
@@ -124,14 +125,13 @@ class HybridSearch:
                 embedding.cancel()
         dense = await self._dense(store, labels, vector, wanted, file_id) if labels else []
         rows: dict[int, Any] = {}
-        if len(lexical) == 1:
+        if len(lexical) == 1 and not labels:
             lexical_order = [cid for ranked in lexical.values() for cid, _ in ranked]
-        else:  # the cross-base order reads the candidates' words
-            rows = await _rows(
-                store, [cid for ranked in lexical.values() for cid, _ in ranked]
-                + [h.cid for h in dense]
-            )  # fmt: skip
-            lexical_order = _lexical_ranking(keys, lexical, rows, EVIDENCE if labels else 0.0)
+        else:  # several bases, or vectors beside: ranked on what each candidate holds
+            holds = {
+                kb: self.lexical.holds(kb, keys, [c for c, _ in r]) for kb, r in lexical.items()
+            }
+            lexical_order = _lexical_ranking(lexical, holds, EVIDENCE if labels else 0.0)
         lists = [("lexical", lexical_order), ("dense", [h.cid for h in dense])]
         fused = fuse(lists, top_k + _SPARE)
         out: list[ChunkHit] = []
@@ -192,22 +192,30 @@ def _retrieved(task: asyncio.Future[Any]) -> None:
 
 
 def _lexical_ranking(
-    keys: list[int], per_base: dict[str, Ranked], rows: dict[int, Any], floor: float
+    per_base: dict[str, Ranked], holds: dict[str, np.ndarray | None], floor: float
 ) -> list[int]:
     """BM25 scores of different bases do not compare (a base of one chunk ranks it first
     on the word "the"), so the candidates of all of them are scored alike: the share of
-    the question's terms each contains, every term weighted by its inverse frequency
-    among the candidates (a word most of them hold, "the", counts for little); ties keep
-    each base's own order. Candidates at or below ``floor`` are left out."""
-    wanted = np.array(keys, dtype=np.int64)
-    pool = [(rank, cid) for ranked in per_base.values() for rank, (cid, _) in enumerate(ranked)]
-    pool = [(rank, cid) for rank, cid in pool if cid in rows]
-    if not pool or not len(wanted):
+    the question's terms each holds (``holds``: its base's index says which), every term
+    weighted by its inverse frequency among the candidates (a word most of them hold,
+    "the", counts for little); ties keep each base's own order. Candidates at or below
+    ``floor`` are left out (a base whose index was dropped meanwhile keeps its all)."""
+    pool: list[tuple[int, int]] = []
+    rows: list[np.ndarray] = []
+    for kb_id, ranked in per_base.items():
+        held = holds.get(kb_id)
+        for rank, (cid, _) in enumerate(ranked):
+            pool.append((rank, cid))
+            rows.append(held[rank] if held is not None else np.ones(0, dtype=bool))
+    if not pool:
         return []
-    holds = np.array([np.isin(wanted, chunk_terms(rows[cid][6]).keys) for _, cid in pool])
-    found = holds.sum(axis=0)
+    width = max(len(r) for r in rows)
+    if not width:
+        return [cid for _, cid in sorted(pool)]
+    matrix = np.array([r if len(r) else np.ones(width, dtype=bool) for r in rows])
+    found = matrix.sum(axis=0)
     weights = np.log1p((len(pool) - found + 0.5) / (found + 0.5))
-    shares = holds @ weights / weights.sum()
+    shares = matrix @ weights / weights.sum()
     order = sorted(range(len(pool)), key=lambda i: (-float(shares[i]), pool[i][0]))
     return [pool[i][1] for i in order if shares[i] > floor]
 

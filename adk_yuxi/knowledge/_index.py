@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._pruning import pruned_top
-from ._scoring import Term, accumulate, best
+from ._scoring import Term, accumulate, best, frequencies
 from ._segment import SEGMENT_DOCS, Segment, SegmentRows
 
 __all__ = ["K1", "B", "Bm25Index"]
@@ -32,6 +32,7 @@ B = 0.75
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
+_Found = tuple[list[Term], npt.NDArray[np.float32], Ints]  # terms, idf and df per key
 
 
 class Bm25Index:
@@ -47,6 +48,7 @@ class Bm25Index:
             for s in self.segments
         ]
         self.files: dict[str, tuple[int, int, int]] = {}
+        self._last: tuple[bytes, _Found] | None = None  # the last query's terms (`holds`)
         for at, segment in enumerate(self.segments):
             for file_id, (low, high) in segment.files.items():
                 self.files[file_id] = (at, low, high)
@@ -93,9 +95,35 @@ class Bm25Index:
         top_cids, top = best(np.concatenate(cids), np.concatenate(scores), None, k)
         return list(zip(top_cids.tolist(), top.tolist(), strict=True))
 
-    def _terms(self, keys: Ints) -> tuple[list[Term], npt.NDArray[np.float32], Ints]:
+    def holds(self, query: Sequence[int], cids: Sequence[int]) -> npt.NDArray[np.bool_]:
+        """Which of the query's distinct keys (columns, in query order) each chunk (rows)
+        holds; a chunk not here holds none."""
+        keys = np.array(list(dict.fromkeys(query)), dtype=np.int64)
+        out = np.zeros((len(cids), len(keys)), dtype=bool)
+        if not len(cids) or not len(keys):
+            return out
+        terms, _, _ = self._terms(keys)
+        ids = np.array(cids, dtype=np.int64)
+        for at, segment in enumerate(self.segments):
+            mine = [t for t in terms if t.segment == at]
+            local = segment.locate(ids) if mine else ids[:0]
+            here = np.flatnonzero(local >= 0)
+            for term in mine if len(here) else []:
+                out[here, term.key] = frequencies(segment, term, local[here]) > 0
+        return out
+
+    def _terms(self, keys: Ints) -> _Found:
         """Each query term's postings run in each segment, with its base-wide idf; and
-        per key its idf and document frequency."""
+        per key its idf and document frequency (the last query's kept: a hybrid query
+        asks `holds` right after `search`)."""
+        asked = keys.tobytes()
+        if self._last is not None and self._last[0] == asked:
+            return self._last[1]
+        found = self._find(keys)
+        self._last = (asked, found)
+        return found
+
+    def _find(self, keys: Ints) -> _Found:
         found: list[tuple[int, int, int, int, int]] = []  # segment, key number, row, span
         df = np.zeros(len(keys), dtype=np.int64)
         for at, segment in enumerate(self.segments):

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from ._segment import Segment
 
-__all__ = ["DENSE", "Term", "accumulate", "best", "look_up", "spread", "weights"]
+__all__ = ["DENSE", "Term", "accumulate", "best", "frequencies", "look_up", "spread", "weights"]
 
 DENSE = 16  # postings above 1/16 of a segment's documents: a dense accumulator
 
@@ -114,11 +114,10 @@ def look_up(segment: Segment, norm: Norms, terms: list[Term], docs: Ints) -> Flo
     """The sum of ``terms``' weights in each of ``docs``: binary search in each term's
     run when the documents are few against it, else its weights spread over the
     segment and picked."""
-    local = docs.astype(segment.docs.wide.dtype)
     total = np.zeros(len(docs))
     for term in terms:
         if len(docs) * 16 < term.end - term.start:
-            total += _searched(segment, norm, term, docs, local)
+            total += _searched(segment, norm, term, docs)
         else:
             run, weight = weights(segment, norm, term)
             spread = np.zeros(segment.n_docs, dtype=np.float32)
@@ -127,9 +126,10 @@ def look_up(segment: Segment, norm: Norms, terms: list[Term], docs: Ints) -> Flo
     return total
 
 
-def _searched(
-    segment: Segment, norm: Norms, term: Term, docs: Ints, local: npt.NDArray[np.integer]
-) -> Floats:
+def frequencies(segment: Segment, term: Term, docs: Ints) -> npt.NDArray[np.float32]:
+    """The term's frequency in each of ``docs`` (0 where absent), by binary search in
+    the two ascending parts of its run."""
+    local = docs.astype(segment.docs.wide.dtype)
     run = segment.docs.run(term.row, term.start, term.end)
     multi = segment.multi_frequencies(term.row)
     split = 0 if multi is None else len(multi)
@@ -139,6 +139,11 @@ def _searched(
             at = np.minimum(np.searchsorted(part, local), len(part) - 1)
             hit = part[at] == local
             tf[hit] = 1 if values is None else values[at[hit]]
+    return tf
+
+
+def _searched(segment: Segment, norm: Norms, term: Term, docs: Ints) -> Floats:
+    tf = frequencies(segment, term, docs)
     out = np.zeros(len(docs))
     held = np.flatnonzero(tf)
     if len(held):

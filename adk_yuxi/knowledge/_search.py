@@ -25,6 +25,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from .._sql.store import SqlStore
 from ..observability._tracing import annotate
 from ._index import Bm25Index
@@ -122,6 +125,12 @@ class KnowledgeSearch:
         assert entry is not None
         annotate({"yuxi.knowledge.revision": entry.revision, "yuxi.knowledge.cache_hit": cached})
         return entry.index.search(keys, top_k, file_id)
+
+    def holds(self, kb_id: str, keys: list[int], cids: list[int]) -> npt.NDArray[np.bool_] | None:
+        """Which query keys each chunk holds (`Bm25Index.holds`), on the index a query
+        just ranked on; None when it is no longer held."""
+        entry = self._entries.get(kb_id)
+        return None if entry is None else entry.index.holds(keys, cids)
 
     async def _load(self, store: SqlStore, kb_id: str, stale: str | None) -> _Entry | None:
         lock = self._locks.setdefault(kb_id, asyncio.Lock())

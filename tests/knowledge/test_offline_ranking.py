@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from adk_yuxi.access import ShareConfig
+from adk_yuxi.access import AccessRepository, ShareConfig, User
 from adk_yuxi.knowledge import (
     DelegationKeys,
     InvalidKnowledgeRequestError,
@@ -59,5 +59,36 @@ async def test_bases_ranked_together_with_the_offline_model(
         assert "五十个连接" in str(crossed["content"]) and crossed["signals"] == ["dense"]
         with pytest.raises(InvalidKnowledgeRequestError, match="exactly one"):
             await service.query_kb_json(token, "handbook", "x", 5, "f_1", ["ops"])
+    finally:
+        await store.close()
+
+
+async def test_one_base_leaves_out_a_passage_that_shares_only_question_words(
+    tmp_path: Path,
+) -> None:
+    """In one base with vectors, a passage whose only words in common with the question
+    are its question words ("多少", "最多") is not the lexical side's candidate, so the
+    passage found by meaning, in the other language, comes first."""
+    store = KnowledgeStore(f"sqlite+aiosqlite:///{tmp_path / 'kb.db'}", embedder=OfflineEmbedder())
+    await store.prepare()
+    await AccessRepository(store.store).save_user(User(id="admin"))
+    await store.create_kb("Handbook", creator_id="admin", kb_id="handbook")
+    files = {
+        "pool.md": "The database connection pool holds at most 20 connections per service.",
+        "canteen.md": "食堂最多可以坐多少人？大约两百人，每天中午十二点开门。",
+        "vpn.md": "The VPN gateway needs a hardware token from the service desk.",
+    }
+    for name, text in files.items():
+        await store.ingest("handbook", text.encode(), name=name)
+    try:
+        question = "数据库连接池最多有多少个连接？"
+        hits = await store.query("handbook", question, top_k=3)
+        assert hits[0].file_name == "pool.md" and hits[0].signals == ("dense",)
+        canteen = [h for h in hits if h.file_name == "canteen.md"]
+        assert all("lexical" not in h.signals for h in canteen)
+        # Without vectors the same base answers by BM25 alone, the canteen first.
+        lexical = KnowledgeStore(store.store.engine)
+        assert (await lexical.query("handbook", question, top_k=3))[0].file_name == "canteen.md"
+        await lexical.close()
     finally:
         await store.close()
