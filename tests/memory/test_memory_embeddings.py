@@ -16,6 +16,8 @@ from google.adk.events.event import Event
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
+from adk_yuxi.host import ApiConfig
+from adk_yuxi.host._host import Host
 from adk_yuxi.knowledge import OfflineEmbedder
 from adk_yuxi.memory import SqlMemoryService
 from adk_yuxi.storage import open_services
@@ -180,3 +182,17 @@ async def test_no_transaction_is_held_while_the_model_runs(db: str, tmp_path: Pa
     finally:
         watched.gate.set()
         await services.close()
+
+
+async def test_a_host_configured_with_an_embedder_searches_memory_by_meaning(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'host.db'}"
+    config = ApiConfig(database_url=url, agents=(), memory_embedder=OfflineEmbedder())
+    host = Host(config)
+    try:
+        memory = host.services.memory_service
+        await memory.add_memory(app_name=APP, user_id=USER, memories=entries(FACTS))
+        assert (await search(memory, "Dental visit day?"))[0] == FACTS[2]
+    finally:
+        await host.close()
