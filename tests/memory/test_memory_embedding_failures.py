@@ -4,8 +4,9 @@ not embedded again; vectors of another model are never ranked, only replaced."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 
+import numpy as np
 import pytest
 from google.adk.events.event import Event
 from google.adk.memory.memory_entry import MemoryEntry
@@ -13,6 +14,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from adk_yuxi._sql import SqlStore
+from adk_yuxi.errors import YuxiError
 from adk_yuxi.knowledge import OpenAIEmbedder
 from adk_yuxi.memory import MemoryEmbeddingError, SqlMemoryService
 from adk_yuxi.testing import EmbeddingServer
@@ -155,4 +157,38 @@ async def test_a_replaced_memory_gets_the_vector_of_its_new_text(
         assert await counts(db) == (1, 1)
     finally:
         await plain.close()
+        await service.close()
+
+
+class Broken:
+    """A model that answers, but nothing usable: NaN, or one row too few."""
+
+    name = "broken"
+
+    def __init__(self, short: bool) -> None:
+        self.short = short
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        if self.short:
+            return np.ones((len(texts) - 1, 8), np.float32)
+        return np.full((len(texts), 8), np.nan, np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return np.full(8, np.nan, np.float32)
+
+
+@pytest.mark.parametrize("short", [False, True])
+async def test_an_unusable_answer_is_refused_before_anything_is_written(
+    db: SqlStore, short: bool
+) -> None:
+    service = SqlMemoryService(db, embedder=Broken(short))
+    two = [memory("amber vault", "m1"), memory("cobalt gate", "m2")]
+    try:
+        with pytest.raises(MemoryEmbeddingError, match="broken") as failed:
+            await service.add_memory(app_name=APP, user_id=USER, memories=two)
+        assert isinstance(failed.value, YuxiError)
+        assert await counts(db) == (0, 0)
+        with pytest.raises(MemoryEmbeddingError, match="not finite"):
+            await found(service, "amber")
+    finally:
         await service.close()
