@@ -235,6 +235,7 @@ PUBLIC: dict[str, set[str]] = {
         "drop_duplicate_text",
     },
     "adk_yuxi.memory": {
+        "MemoryEmbeddingError",
         "SessionDeletedError",
         "SqlMemoryService",
     },

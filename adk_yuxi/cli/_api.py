@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from ._api_knowledge import install_served_knowledge, knowledge_options
 from ._database import DB_OPTION
 from ._gc import GC_OPTION, tune_for_serving
 from ._metrics import MetricsServing, metrics_options
+
+if TYPE_CHECKING:
+    from adk_yuxi.knowledge import Embedder
 
 __all__ = ["add_api_commands"]
 
@@ -74,6 +78,14 @@ __all__ = ["add_api_commands"]
     type=click.FloatRange(min=0, min_open=True),
     help="How long GET .../events follows a run before it ends (the client follows again).",
 )
+@click.option(
+    "--memory-embeddings",
+    is_flag=True,
+    envvar="YUXI_MEMORY_EMBEDDINGS",
+    help="Memory search by meaning too: memories are embedded with the model"
+    " YUXI_EMBEDDING_* names (unset: the offline model, the `knowledge` extra) and a"
+    " search fuses it with full text. Off: full text only.",
+)
 @knowledge_options
 @metrics_options
 @GC_OPTION
@@ -90,6 +102,7 @@ def serve_api(
     cancel_poll_seconds: float,
     heartbeat_seconds: float,
     follow_seconds: float,
+    memory_embeddings: bool,
     knowledge_url: str | None,
     knowledge_key: Path,
     metrics_port: int | None,
@@ -127,6 +140,7 @@ def serve_api(
             heartbeat_seconds=heartbeat_seconds,
             follow_seconds=follow_seconds,
             toolbox=Toolbox(skills=skills, mcp_servers=mcp_servers),
+            memory_embedder=_memory_embedder() if memory_embeddings else None,
         )
         config.check_folders()
         app = create_app(config)
@@ -141,6 +155,17 @@ def serve_api(
     metrics.announce(f"http://{host}:{port}")
     tune_for_serving(gc_threshold)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+
+
+def _memory_embedder() -> Embedder:
+    from adk_yuxi.knowledge import embedder_from_env
+
+    embedder = embedder_from_env()
+    if embedder is None:
+        raise click.ClickException(
+            "--memory-embeddings needs an embedding model: YUXI_EMBEDDING_MODEL turns them off"
+        )
+    return embedder
 
 
 async def _prepare_database(url: str) -> None:

@@ -1,5 +1,5 @@
 """What `yuxi serve api` says it serves before it starts: agents, database, worker, port,
-MCP servers."""
+memory search, MCP servers."""
 
 from __future__ import annotations
 
@@ -32,12 +32,18 @@ def startup_banner(app: FastAPI, config: ApiConfig, host: str, port: int) -> str
         f"  worker:   {worker}; every `yuxi serve api` on this database is one more"
         f" worker (a dead one's runs close after {config.lease_seconds:g} s)",
         f"  address:  {where}",
+        f"  memory:   {_memory_search(config)}",
     ]
     servers = config.toolbox.mcp_servers
     if servers is not None:
         for name in servers.enabled():
             lines.append(f"  mcp:      {name} at {_shown(servers.get(name).url)}")
     return "\n".join(lines)
+
+
+def _memory_search(config: ApiConfig) -> str:
+    embedder = config.memory_embedder
+    return "full text" if embedder is None else f"full text and embeddings ({embedder.name})"
 
 
 def _shown(url: str | None) -> str:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.plugins.base_plugin import BasePlugin
@@ -19,6 +20,9 @@ from adk_yuxi.runtime import (
     RunRecords,
     Toolbox,
 )
+
+if TYPE_CHECKING:
+    from adk_yuxi.knowledge import Embedder
 
 __all__ = ["ApiConfig"]
 
@@ -49,7 +53,9 @@ class ApiConfig:
     from `database_url`, `worker`, `lease_seconds` and `workspace_root`: a
     `Compaction(summarizer=...)`, plain ADK plugins, ...), `output_schema` and
     `on_refusal`. A host serving knowledge agents passes the catalog and servers
-    `install_knowledge` filled (`yuxi serve api --knowledge-url`).
+    `install_knowledge` filled (`yuxi serve api --knowledge-url`). `memory_embedder`
+    (opt-in, e.g. `embedder_from_env()`) makes memory search fuse full text with
+    embeddings (see `SqlMemoryService`).
     """
 
     database_url: str
@@ -71,6 +77,7 @@ class ApiConfig:
     capabilities: Sequence[Capability | BasePlugin] = ()
     output_schema: type[BaseModel] | None = None
     on_refusal: RefusalHook | None = None
+    memory_embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.agents]

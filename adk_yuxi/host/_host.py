@@ -33,7 +33,9 @@ class Host:
 
     def __init__(self, config: ApiConfig) -> None:
         self.config = config
-        self.services: YuxiServices = open_services(config.database_url, blob_dir=config.blob_dir)
+        self.services: YuxiServices = open_services(
+            config.database_url, blob_dir=config.blob_dir, memory_embedder=config.memory_embedder
+        )
         store = self.services.store
         self.access = AccessRepository(store)
         self.keys = ApiKeyStore(store)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._sql.errors import YuxiStorageError
 
-__all__ = ["SessionDeletedError"]
+__all__ = ["MemoryEmbeddingError", "SessionDeletedError"]
 
 
 class SessionDeletedError(YuxiStorageError, ValueError):
@@ -16,3 +16,21 @@ class SessionDeletedError(YuxiStorageError, ValueError):
             f"Session {session_id!r} was deleted: its events are not taken into memory."
         )
         self.session_id = session_id
+
+
+class MemoryEmbeddingError(YuxiStorageError, RuntimeError):
+    """The memory service's embedding model failed or answered something unusable.
+
+    Raised before anything is written: a write that fails here stores none of its
+    memories (the caller may retry it whole), and a search that fails here returns
+    nothing. ``model`` is the embedder's name, ``action`` is ``"store"`` or
+    ``"search"``, ``count`` how many texts it was asked to embed.
+    """
+
+    def __init__(self, *, model: str, action: str, count: int, reason: str) -> None:
+        what = f"{count} memories not stored" if action == "store" else "memory search failed"
+        super().__init__(f"{what}: the embedding model {model!r} failed: {reason}")
+        self.model = model
+        self.action = action
+        self.count = count
+        self.reason = reason

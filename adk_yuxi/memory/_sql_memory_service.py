@@ -8,6 +8,8 @@ explicit ``add_memory`` with the same id does. Deleting a session (`forget_sessi
 also leaves a tombstone of the session itself (``_tombstones``): a later ingest of
 what it held is refused. Search is scoped to (app, user)
 inside the full-text query itself and ranked by the backend (see ``_tokens``).
+With an embedder (opt-in), each memory also gets a vector in the same transaction,
+and a search fuses both rankings (``_vectors``).
 """
 
 from __future__ import annotations
@@ -18,24 +20,32 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.session import Session
 from google.genai import types
-from pydantic_core import PydanticSerializationError
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .._sql.errors import InvalidValueError
+from .._extras import require_extra
 from .._sql.jsoncodec import check_text, dumps, dumps_checked, json_safe
 from .._sql.names import check_app_name, check_session_id, check_user_id
 from .._sql.store import SqlStore, Tx, make_store
+from ._content import content_json, text_of
 from ._pieces import PIECE_SUFFIX, piece_id, split_pieces
+from ._search import entry_of, full_text, rows_by_mid
 from ._tokens import index_tokens, query_tokens, scope_token
 from ._tombstones import SESSION_TOMBSTONE, bury_session, refuse_deleted
+from ._vector_schema import MEMORY_VECTOR_SCHEMA
+
+if TYPE_CHECKING:
+    from ..knowledge._embedding import Embedder
+    from ._vectors import MemoryVectors, Pending
+
+_ = MEMORY_VECTOR_SCHEMA  # registered on import: deletes clear vectors even without an embedder
 
 _COLUMNS = (
     "app_name, user_id, memory_id, session_id, event_id, author, timestamp, content,"
@@ -47,23 +57,8 @@ _VALUES = (
 )
 # The pieces of a long memory (see ``_pieces``), by id prefix on both backends.
 _PIECES = "substr(memory_id, 1, :prefix_len) = :prefix"
-_SELECT = (
-    "m.memory_id, m.session_id, m.event_id, m.author, m.timestamp, m.content, m.custom_metadata"
-)
-
-
-def _text_of(content: types.Content | None) -> str:
-    if content is None or not content.parts:
-        return ""
-    return " ".join(p.text for p in content.parts if p.text and not p.thought).strip()
-
-
-def _content_json(content: types.Content) -> str:
-    """The content as JSON (NUL escaped); refused if it holds text no backend can store."""
-    try:
-        return content.model_dump_json(exclude_none=True)
-    except PydanticSerializationError as exc:
-        raise InvalidValueError(f"Invalid memory content: {exc}") from None
+# Candidates each signal ranks before fusion (as the knowledge bases' hybrid search).
+_CANDIDATES = 20
 
 
 def _pieces_of(memory_id: str) -> dict[str, Any]:
@@ -72,32 +67,31 @@ def _pieces_of(memory_id: str) -> dict[str, Any]:
 
 
 def _piece_rows(
-    base: dict[str, Any], content: types.Content, content_json: str, text: str
-) -> list[dict[str, Any]]:
-    """The rows of one memory: itself, or its pieces when the text is long."""
+    base: dict[str, Any], content: types.Content, as_json: str, text: str
+) -> list[Pending]:
+    """The rows of one memory, each with its text: itself, or its pieces when long."""
     pieces = split_pieces(text)
     if len(pieces) == 1:
-        return [{**base, "content": content_json, "body": index_tokens(text)}]
+        return [({**base, "content": as_json, "body": index_tokens(text)}, text)]
     meta = json.loads(base["meta"])
-    rows = []
+    rows: list[Pending] = []
     for index, piece in enumerate(pieces):
         piece_content = types.Content(role=content.role, parts=[types.Part(text=piece)])
-        rows.append(
-            {
-                **base,
-                "memory_id": piece_id(base["memory_id"], index),
-                "content": _content_json(piece_content),
-                "meta": dumps({**meta, "piece": index, "pieces": len(pieces)}),
-                "body": index_tokens(piece),
-            }
-        )
+        row = {
+            **base,
+            "memory_id": piece_id(base["memory_id"], index),
+            "content": content_json(piece_content),
+            "meta": dumps({**meta, "piece": index, "pieces": len(pieces)}),
+            "body": index_tokens(piece),
+        }
+        rows.append((row, piece))
     return rows
 
 
-def _event_memory_id(event: Event, content_json: str) -> str:
+def _event_memory_id(event: Event, as_json: str) -> str:
     if event.id:
         return event.id
-    payload = f"{event.author}:{event.timestamp}:{content_json}".encode()
+    payload = f"{event.author}:{event.timestamp}:{as_json}".encode()
     return hashlib.sha256(payload).hexdigest()[:32]
 
 
@@ -117,6 +111,10 @@ class SqlMemoryService(BaseMemoryService):
       db: An SQLAlchemy async URL or an existing ``AsyncEngine`` (see
         ``SqlSessionService``).
       max_results: The most memories one search returns.
+      embedder: Opt-in (an `adk_yuxi.knowledge` embedder, the `knowledge` extra):
+        memories are embedded as they are stored, and a search fuses full text with
+        cosine similarity, so a paraphrase or a question in the other language finds
+        them (see ``_vectors``). Without one, nothing is embedded.
       **engine_kwargs: Passed to ``create_async_engine`` when ``db`` is a URL.
     """
 
@@ -125,12 +123,23 @@ class SqlMemoryService(BaseMemoryService):
         db: str | URL | AsyncEngine | SqlStore,
         *,
         max_results: int = 10,
+        embedder: Embedder | None = None,
         **engine_kwargs: Any,
     ) -> None:
         if max_results < 1:
             raise ValueError("max_results must be at least 1.")
+        self._vectors: MemoryVectors | None = None
+        if embedder is not None:
+            require_extra("numpy", "knowledge", "Memory search with an embedder")
+            from ._vectors import MemoryVectors
+
+            self._vectors = MemoryVectors(embedder)
         self._store, self._owns_store = make_store(db, **engine_kwargs)
         self._max_results = max_results
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return None if self._vectors is None else self._vectors.embedder
 
     async def close(self) -> None:
         """Releases connections (and the engine, if this service created it)."""
@@ -159,16 +168,16 @@ class SqlMemoryService(BaseMemoryService):
         session_id = check_session_id(session_id) if session_id else None
         meta = dumps_checked(json_safe(custom_metadata or {}), "memory custom_metadata")
         scope = scope_token(app_name, user_id)
-        rows: list[dict[str, Any]] = []
+        pending: list[Pending] = []
         for event in events:
-            text = _text_of(event.content)
+            text = text_of(event.content)
             if not text or event.content is None:
                 continue
-            content_json = _content_json(event.content)
+            as_json = content_json(event.content)
             base = {
                 "app": app_name,
                 "user": user_id,
-                "memory_id": check_text(_event_memory_id(event, content_json), "memory id"),
+                "memory_id": check_text(_event_memory_id(event, as_json), "memory id"),
                 "session_id": session_id,
                 "event_id": check_text(event.id, "event id") or None,
                 "author": check_text(event.author or "", "memory author") or None,
@@ -177,18 +186,33 @@ class SqlMemoryService(BaseMemoryService):
                 "scope": scope,
                 "deleted": False,
             }
-            rows.extend(_piece_rows(base, event.content, content_json, text))
-        if not rows:
+            pending.extend(_piece_rows(base, event.content, as_json, text))
+        if not pending:
             return
+        embed = pending
+        if self._vectors is not None:  # a memory already stored is not embedded again
+            embed = await self._vectors.unembedded(self._store, app_name, user_id, pending)
+        vectors = await self._embed(embed)
         async with self._store.write() as tx:
             if session_id is not None:
-                earliest = min(row["ts"] for row in rows)
+                earliest = min(row["ts"] for row, _ in pending)
                 await refuse_deleted(tx, app_name, user_id, session_id, earliest)
             await tx.executemany(
                 f"INSERT INTO yx_memories ({_COLUMNS}) VALUES ({_VALUES})"
                 " ON CONFLICT (app_name, user_id, memory_id) DO NOTHING",
-                rows,
+                [row for row, _ in pending],
             )
+            await self._write_vectors(tx, embed, vectors)
+
+    async def _embed(self, pending: list[Pending]) -> Any:
+        """The rows' vectors, made before the write transaction opens (None: no embedder)."""
+        if self._vectors is None or not pending:
+            return None
+        return await self._vectors.passages([text for _, text in pending])
+
+    async def _write_vectors(self, tx: Tx, pending: list[Pending], vectors: Any) -> None:
+        if self._vectors is not None and vectors is not None:
+            await self._vectors.write(tx, pending, vectors)
 
     async def add_memory(
         self,
@@ -202,7 +226,7 @@ class SqlMemoryService(BaseMemoryService):
         app_name = check_app_name(app_name)
         user_id = check_user_id(user_id)
         scope = scope_token(app_name, user_id)
-        rows: list[dict[str, Any]] = []
+        pending: list[Pending] = []
         prefixes: list[dict[str, Any]] = []
         for entry in memories:
             meta = json_safe({**dict(custom_metadata or {}), **entry.custom_metadata})
@@ -219,11 +243,13 @@ class SqlMemoryService(BaseMemoryService):
                 "scope": scope,
                 "deleted": False,
             }
-            content_json = _content_json(entry.content)
-            rows.extend(_piece_rows(base, entry.content, content_json, _text_of(entry.content)))
+            as_json = content_json(entry.content)
+            pending.extend(_piece_rows(base, entry.content, as_json, text_of(entry.content)))
             prefixes.append({"app": app_name, "user": user_id, **_pieces_of(memory_id)})
-        if not rows:
+        if not pending:
             return
+        embed = [(row, text) for row, text in pending if text]
+        vectors = await self._embed(embed)
         async with self._store.write() as tx:
             # A replaced memory may have had more pieces than it has now.
             await tx.executemany(
@@ -236,8 +262,9 @@ class SqlMemoryService(BaseMemoryService):
                 " author = excluded.author, timestamp = excluded.timestamp,"
                 " content = excluded.content, custom_metadata = excluded.custom_metadata,"
                 " body = excluded.body, deleted = excluded.deleted",
-                rows,
+                [row for row, _ in pending],
             )
+            await self._write_vectors(tx, embed, vectors)
 
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
@@ -286,59 +313,36 @@ class SqlMemoryService(BaseMemoryService):
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
+        """Full text; with an embedder, fused with cosine similarity by reciprocal rank
+        (the question embedded before the read opens)."""
         app_name = check_app_name(app_name)
         user_id = check_user_id(user_id)
         tokens = query_tokens(query or "")
-        if not tokens:
-            return SearchMemoryResponse()
-        params: dict[str, Any] = {
-            "app": app_name,
-            "user": user_id,
-            "deleted": False,
-            "limit": self._max_results,
-        }
+        if self._vectors is None or not (query or "").strip():
+            if not tokens:
+                return SearchMemoryResponse()
+            async with self._store.read() as tx:
+                rows = await full_text(tx, app_name, user_id, tokens, self._max_results)
+            return SearchMemoryResponse(memories=[entry_of(row) for row in rows])
+        vector = await self._vectors.query(query)
+        wanted = max(self._max_results, _CANDIDATES)
         async with self._store.read() as tx:
-            rows = await self._search(tx, tokens, params)
-        return SearchMemoryResponse(memories=[self._entry(row) for row in rows])
+            lexical = await full_text(tx, app_name, user_id, tokens, wanted) if tokens else []
+            dense = await self._vectors.nearest(tx, app_name, user_id, vector, wanted)
+            found = {int(row[0]): row for row in lexical}
+            order = self._vectors.fused(list(found), dense, self._max_results)
+            missing = [mid for mid in order if mid not in found]
+            found.update(await rows_by_mid(tx, app_name, user_id, missing))
+        return SearchMemoryResponse(memories=[entry_of(found[m]) for m in order if m in found])
 
-    async def _search(self, tx: Tx, tokens: list[str], params: dict[str, Any]) -> list[Any]:
-        if tx.backend == "postgresql":
-            # Match on scope AND any term, so the GIN index intersects the
-            # user's rows with the terms' rows; rank on the terms alone.
-            terms = " | ".join(f"'{token}'" for token in tokens)
-            params["match"] = f"'{scope_token(params['app'], params['user'])}' & ({terms})"
-            params["q"] = terms
-            return await tx.fetchall(
-                f"SELECT {_SELECT} FROM yx_memories m"
-                " WHERE m.tsv @@ to_tsquery('simple', :match)"
-                " AND m.app_name = :app AND m.user_id = :user AND m.deleted = :deleted"
-                " ORDER BY ts_rank(m.tsv, to_tsquery('simple', :q)) DESC,"
-                " m.timestamp DESC LIMIT :limit",
-                params,
-            )
-        terms = " OR ".join(f'"{token}"' for token in tokens)
-        params["q"] = f'scope : "{scope_token(params["app"], params["user"])}" AND body : ({terms})'
-        return await tx.fetchall(
-            f"SELECT {_SELECT} FROM yx_memories_fts JOIN yx_memories m"
-            " ON m.mid = yx_memories_fts.rowid"
-            " WHERE yx_memories_fts MATCH :q AND m.app_name = :app AND m.user_id = :user"
-            " AND m.deleted = :deleted"
-            " ORDER BY bm25(yx_memories_fts, 0.0, 1.0), m.timestamp DESC LIMIT :limit",
-            params,
-        )
-
-    @staticmethod
-    def _entry(row: Any) -> MemoryEntry:
-        memory_id, session_id, event_id, author, timestamp, content, meta = row
-        custom = json.loads(meta) if meta else {}
-        if session_id:
-            custom.setdefault("session_id", session_id)
-        if event_id:
-            custom.setdefault("event_id", event_id)
-        return MemoryEntry(
-            id=memory_id,
-            content=types.Content.model_validate_json(content),
-            author=author,
-            timestamp=datetime.fromtimestamp(float(timestamp)).isoformat(),
-            custom_metadata=custom,
-        )
+    async def embed_missing(
+        self, *, app_name: str | None = None, user_id: str | None = None
+    ) -> int:
+        """Embeds the live memories (of one app or user, when named) that have no vector
+        of the configured model: those stored before the embedder was set, or by another
+        model. Until then they answer by full text only. Returns how many were embedded."""
+        if self._vectors is None:
+            raise ValueError("embed_missing needs the service built with an embedder.")
+        app = None if app_name is None else check_app_name(app_name)
+        user = None if user_id is None else check_user_id(user_id)
+        return await self._vectors.fill(self._store, app, user)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -13,6 +13,9 @@ from .._sql.store import SqlStore
 from ..artifacts import SqlArtifactService
 from ..memory import SqlMemoryService
 from ..sessions import SqlSessionService
+
+if TYPE_CHECKING:
+    from ..knowledge import Embedder
 
 
 @dataclass
@@ -48,6 +51,7 @@ def open_services(
     blob_dir: str | Path | None = None,
     max_artifact_bytes: int | None = None,
     max_memory_results: int = 10,
+    memory_embedder: Embedder | None = None,
     **engine_kwargs: Any,
 ) -> YuxiServices:
     """Builds the three services on one database URL or engine.
@@ -58,12 +62,15 @@ def open_services(
       blob_dir: Where artifact payloads live (see ``SqlArtifactService``).
       max_artifact_bytes: The artifact size limit.
       max_memory_results: The most memories one search returns.
+      memory_embedder: Opt-in embeddings for memory search (see ``SqlMemoryService``).
       **engine_kwargs: Passed to ``create_async_engine`` when ``db`` is a URL.
     """
     store = SqlStore(db, **engine_kwargs)
     return YuxiServices(
         session_service=SqlSessionService(store),
-        memory_service=SqlMemoryService(store, max_results=max_memory_results),
+        memory_service=SqlMemoryService(
+            store, max_results=max_memory_results, embedder=memory_embedder
+        ),
         artifact_service=SqlArtifactService(
             store, blob_dir=blob_dir, max_artifact_bytes=max_artifact_bytes
         ),

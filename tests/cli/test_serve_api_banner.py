@@ -11,7 +11,12 @@ import pytest
 
 from adk_yuxi.cli._api_banner import startup_banner
 from adk_yuxi.host import ApiConfig, create_app
-from adk_yuxi.knowledge import DelegationKeys, install_knowledge
+from adk_yuxi.knowledge import (
+    OFFLINE_EMBEDDING_MODEL,
+    DelegationKeys,
+    OfflineEmbedder,
+    install_knowledge,
+)
 from adk_yuxi.mcp import McpServerRegistry
 from adk_yuxi.runtime import AgentConfig, Toolbox
 from adk_yuxi.skills import SkillCatalog
@@ -84,3 +89,30 @@ def test_serve_api_prints_it_on_the_default_database(tmp_path: Path) -> None:
     assert f"database: sqlite+aiosqlite:///.yuxi/yuxi.db (file {tmp_path}/.yuxi/yuxi.db)" in stderr
     assert f"address:  http://127.0.0.1:{port}" in stderr
     assert (tmp_path / ".yuxi" / "yuxi.db").exists()
+
+
+def test_the_banner_says_how_memory_is_searched(tmp_path: Path) -> None:
+    agents = (AgentConfig(name="helper", tools=()),)
+    url = f"sqlite:///{tmp_path / 'y.db'}"
+    plain = ApiConfig(database_url=url, agents=agents)
+    assert (
+        "memory:   full text\n" in startup_banner(create_app(plain), plain, "127.0.0.1", 1) + "\n"
+    )
+    embedded = ApiConfig(database_url=url, agents=agents, memory_embedder=OfflineEmbedder())
+    text = startup_banner(create_app(embedded), embedded, "127.0.0.1", 1)
+    assert f"memory:   full text and embeddings ({OFFLINE_EMBEDDING_MODEL})" in text
+
+
+def test_memory_embeddings_need_a_model(tmp_path: Path) -> None:
+    (tmp_path / "helper.yaml").write_text("name: helper\ndescription: Helps.\ntools: []\n")
+    done = subprocess.run(
+        [str(BIN / "yuxi"), "serve", "api", "--agents", "helper.yaml", "--memory-embeddings"],
+        cwd=tmp_path,
+        env=cli_env(YUXI_DATABASE_URL="", YUXI_MODEL="yuxi-demo", YUXI_EMBEDDING_MODEL="none"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "--memory-embeddings needs an embedding model" in done.stderr
