@@ -75,12 +75,18 @@ class Bm25Index:
                 return []
             only = self.files[file_id]
         terms, idf, df = self._terms(np.array(list(dict.fromkeys(query)), dtype=np.int64))
-        if only is None:
-            pruned = pruned_top(self.segments, self._norms, terms, idf, df, k)
-            if pruned is not None:
-                top_cids, top = best(*pruned, None, k)
-                return list(zip(top_cids.tolist(), top.tolist(), strict=True))
-        cids, scores = [], []
+        found = pruned_top(self.segments, self._norms, terms, idf, df, k) if only is None else None
+        if found is None:
+            found = self.exhaustive(terms, k, only)
+        top_cids, top = best(*found, None, k)
+        return list(zip(top_cids.tolist(), top.tolist(), strict=True))
+
+    def exhaustive(
+        self, terms: list[Term], k: int, only: tuple[int, int, int] | None = None
+    ) -> tuple[Ints, Floats]:
+        """Candidates holding the best ``k`` (chunk ids, scores) by summing every
+        posting of ``terms`` (each segment's best ``k``)."""
+        cids, scores = [np.zeros(0, np.int64)], [np.zeros(0)]
         for at, segment in enumerate(self.segments):
             if only is not None and only[0] != at:
                 continue
@@ -90,10 +96,7 @@ class Bm25Index:
                 docs, got = best(docs, got, segment.cids, k)
                 cids.append(segment.cids[docs])
                 scores.append(got)
-        if not cids:
-            return []
-        top_cids, top = best(np.concatenate(cids), np.concatenate(scores), None, k)
-        return list(zip(top_cids.tolist(), top.tolist(), strict=True))
+        return np.concatenate(cids), np.concatenate(scores)
 
     def holds(self, query: Sequence[int], cids: Sequence[int]) -> npt.NDArray[np.bool_]:
         """Which of the query's distinct keys (columns, in query order) each chunk (rows)

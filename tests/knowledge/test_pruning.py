@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from adk_yuxi.knowledge._index import Bm25Index
 from adk_yuxi.knowledge._pruning import pruned_top
-from adk_yuxi.knowledge._scoring import accumulate, best
+from adk_yuxi.knowledge._scoring import best
 from adk_yuxi.knowledge._segment import Segment, SegmentRows
 from adk_yuxi.knowledge._terms import chunk_terms, query_keys
 
@@ -47,16 +47,7 @@ def _build(docs: list[str], per_segment: int, dead: frozenset[str] = frozenset()
 
 def _exhaustive(index: Bm25Index, query: str, k: int) -> list[tuple[int, float]]:
     terms, _, _ = index._terms(np.array(query_keys(query), dtype=np.int64))
-    cids, scores = [], []
-    for at, segment in enumerate(index.segments):
-        mine = [t for t in terms if t.segment == at]
-        if mine:
-            docs, got = accumulate(segment, index._norms[at], mine)
-            cids.append(segment.cids[docs])
-            scores.append(got)
-    if not cids:
-        return []
-    top, values = best(np.concatenate(cids), np.concatenate(scores), None, k)
+    top, values = best(*index.exhaustive(terms, k), None, k)
     return list(zip(top.tolist(), values.tolist(), strict=True))
 
 
