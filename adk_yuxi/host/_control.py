@@ -132,17 +132,22 @@ class RunControl:
         """After the run: closes it with `status` if nothing else did (the run failed
         before the ledger plugin began it); a run the plugin closed stays as it is.
         A run the plugin closed here, other than paused, is not read back: nobody
-        changes an ended run."""
+        changes an ended run. A paused one is read back for a cancel requested while it
+        paused; one answered and resumed since (by this worker or another) is reported
+        as this drive left it, waiting, and never closed here."""
         closed = self._drop(claim)
         if closed is not None and closed.status != "waiting":
             claim.final = closed
             return
         try:
-            await self.ledger.finish(claim.run_id, self.worker, status, error)
+            if closed is None:
+                await self.ledger.finish(claim.run_id, self.worker, status, error)
             record = await self.ledger.get(claim.run_id)
             if record.status == "waiting" and record.cancel_requested_at is not None:
                 # Cancelled while it paused at a waiting point: the request still counts.
                 record, _ = await self.cancel(record)
+            elif closed is not None and record.status == "running":
+                record = closed  # answered and resumed since it paused: this drive paused
             claim.final = record
         except Exception:
             log.exception("closing run %s as %s failed", claim.run_id, status)
