@@ -41,9 +41,9 @@ logger = logging.getLogger(__name__)
 VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
 _MAX_BASES = 64
 SNAPSHOT_MIN = 2000  # vectors: a smaller index builds in well under a second
-# Vectors a query still waits to have indexed (real ones: about a second; random ones,
-# the worst case, a few). A larger build found missing is left to the background.
-INLINE_BUILD = 10_000
+# Vectors a query still waits to have indexed (real ones: under a second; random ones,
+# the worst case: 2 s, 10,000 took 4.3 s). A larger build is left to the background.
+INLINE_BUILD = 5000
 # Candidates a search keeps while walking the graph (usearch's default is 64). A query
 # asks for 20; at 32 the search costs half as much. Measured: docs/knowledge.md.
 EXPANSION_SEARCH = 32
