@@ -184,6 +184,8 @@ class DenseSearch:
             current = self._entries.get(kb_id)
             if current is not None and current.label == label:
                 return current
+            if not wait and kb_id in self._builds:  # started while this query waited
+                return None
             entry = None
             if current is None or current.model != model:
                 current = await _restored(store, kb_id, model)
@@ -214,10 +216,11 @@ class DenseSearch:
         return entry
 
     def _build_later(self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str) -> None:
+        held = self._entries.get(kb_id)
+
         async def build() -> None:
             async with self._locks[kb_id]:
-                current = self._entries.get(kb_id)
-                if current is None or current.label != label:
+                if self._entries.get(kb_id) is held:  # (a writer's refresh may have built)
                     await self._build_now(store, kb_id, label, model)
 
         task = asyncio.ensure_future(build())
