@@ -18,7 +18,8 @@ In one run:
    Beside it, cold questions: a synthetic vector computed in the worker thread that
    would run the model (the hop alone), the offline model embedding each question, and
    the embedding alone. Also the first query of a process: the lexical index load, the
-   dense index built (no saved one) and restored (saved beside the vectors).
+   dense index built (no saved one: the query answers lexically, the build runs in the
+   background) and restored (saved beside the vectors), and when the dense side answers.
 
     python -m bench.bench_semantic [--chunks 100000] [--queries 200] [--quick]
 """
@@ -193,6 +194,12 @@ async def _synthetic_vectors(store: KnowledgeStore, kb_id: str) -> None:
             )  # fmt: skip
 
 
+async def _dense_answers(store: KnowledgeStore, question: str) -> bool:
+    """Whether the dense side is among the signals of the question's hits (random
+    vectors: its nearest always make the top ten once its index is ready)."""
+    return any("dense" in hit.signals for hit in await store.query("big", question))
+
+
 class _QuestionTimed:
     """The synthetic vector of a question, after the offline model embedded it for real
     (its result dropped): a cold query with the model's time, on the synthetic base."""
@@ -243,13 +250,19 @@ async def latency(chunks: int, n_queries: int, root: Path, model: Any) -> list[l
     started = time.perf_counter()
     await lexical.query("big", queries[0][1])
     lexical_build = time.perf_counter() - started
-    # The first hybrid query of a process: without a saved dense index it builds one
-    # (and saves it when the store closes); with one, it restores it.
+    # The first hybrid query of a process: without a saved dense index it answers
+    # lexically and starts the build in the background (saved when done); with one, it
+    # restores it. Each time, also when the dense side first answers.
     first: list[float] = []
     for _ in range(2):
         opened = await _store(db, _Given(asked), query_cache=0)
         started = time.perf_counter()
         await opened.query("big", queries[0][1])
+        first.append(time.perf_counter() - started)
+        while True:  # (polled as a client would: the build has no public event)
+            if await _dense_answers(opened, queries[0][1]):
+                break
+            await asyncio.sleep(0.2)
         first.append(time.perf_counter() - started)
         started = time.perf_counter()
         await opened.close()
@@ -305,9 +318,10 @@ async def latency(chunks: int, n_queries: int, root: Path, model: Any) -> list[l
     rows.append([f"{chunks} chunks", "first query: lexical index load", f"{lexical_build:.1f} s",
                  "", ""])  # fmt: skip
     rows.append([f"{chunks} chunks", "first hybrid query, no saved dense index",
-                 f"{first[0]:.1f} s", f"then saving it {first[1]:.1f} s", ""])  # fmt: skip
+                 f"{first[0]:.1f} s", f"dense answers after {first[1]:.1f} s",
+                 f"closing (build's save) {first[2]:.1f} s"])  # fmt: skip
     rows.append([f"{chunks} chunks", "first hybrid query, saved dense index restored",
-                 f"{first[2]:.1f} s", "", ""])  # fmt: skip
+                 f"{first[3]:.1f} s", f"dense answers after {first[4]:.1f} s", ""])  # fmt: skip
     return rows
 
 

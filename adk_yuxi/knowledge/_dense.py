@@ -6,7 +6,10 @@ restart, rebuilds its index without embedding anything again. Building is slow (
 vectors: minutes on two busy cores), so the index is also kept serialised beside them
 (`_dense_snapshot`): whoever builds it saves it, in the background, and a process
 without one restores it and adds or removes the chunks changed since. Writers
-(`refresh`, after an ingest or `yuxi kb embed`) build it, so a query rarely has to.
+(`refresh`, after an ingest or `yuxi kb embed`) build it, so a query rarely has to;
+when one must (no snapshot after a restart, or one too old) and the base holds more
+than `INLINE_BUILD` vectors, the build runs in the background and the base answers on
+its lexical side alone until it is done: a first query is not held for minutes.
 An index is labelled
 with the base's revision and its vector revision, read before its rows; a query reads
 both first and rebuilds on a difference. Hits are only candidates: the query path
@@ -23,29 +26,33 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._sql.store import SqlStore
 from ._dense_snapshot import load_snapshot, save_snapshot, snapshot_keys
+from ._vector_reads import rows_of, vector_count, vector_ids, vector_rows
 
 __all__ = ["VECTOR_DTYPE", "BaseState", "DenseHit", "DenseSearch", "base_states", "vector_label"]
 
 logger = logging.getLogger(__name__)
 
 VECTOR_DTYPE = np.float16  # as stored: half the bytes of float32, no loss for int8 search
-_LOAD_PAGE = 5000
-_ID_PAGE = 50_000
 _MAX_BASES = 64
 SNAPSHOT_MIN = 2000  # vectors: a smaller index builds in well under a second
+# Vectors a query still waits to have indexed (real ones: under a second; random ones,
+# the worst case: 2 s, 10,000 took 4.3 s). A larger build is left to the background.
+INLINE_BUILD = 5000
 # Candidates a search keeps while walking the graph (usearch's default is 64). A query
 # asks for 20; at 32 the search costs half as much. Measured: docs/knowledge.md.
 EXPANSION_SEARCH = 32
 
 
-@dataclass(frozen=True)
-class DenseHit:
+class DenseHit(NamedTuple):
+    """A candidate of the dense side (a tuple: a query makes twenty, a frozen dataclass
+    costs a microsecond each)."""
+
     cid: int
     similarity: float
 
@@ -109,19 +116,23 @@ async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], st
 class DenseSearch:
     """The dense indexes of one store's bases, least recently used dropped first."""
 
-    def __init__(self, snapshot_min: int = SNAPSHOT_MIN) -> None:
+    def __init__(self, snapshot_min: int = SNAPSHOT_MIN, inline_build: int = INLINE_BUILD) -> None:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._saves: dict[str, asyncio.Task[None]] = {}
+        self._builds: dict[str, asyncio.Task[None]] = {}
         self.snapshot_min = snapshot_min
+        self.inline_build = inline_build
 
     def forget(self, kb_id: str) -> None:
         self._entries.pop(kb_id, None)
 
     async def close(self) -> None:
-        """Waits for the snapshots being saved (a CLI ingest leaves its index behind)."""
-        while self._saves:
-            await asyncio.gather(*list(self._saves.values()), return_exceptions=True)
+        """Waits for the builds a query started and the snapshots being saved (a CLI
+        ingest leaves its index behind, and the next process restores it)."""
+        while self._builds or self._saves:
+            tasks = [*self._builds.values(), *self._saves.values()]
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def refresh(self, store: SqlStore, kb_id: str, model: str) -> None:
         """Brings the base's index up to its vectors now, and saves its snapshot when due:
@@ -146,7 +157,9 @@ class DenseSearch:
             return await _file_hits(store, kb_id, file_id, vector, k)
         entry = self._entries.get(kb_id)
         if entry is None or entry.label != label:
-            entry = await self._load(store, kb_id, label, model)
+            if kb_id in self._builds:  # being built: the lexical side answers alone
+                return []
+            entry = await self._load(store, kb_id, label, model, wait=False)
             if entry is None:
                 return []
         self._entries.move_to_end(kb_id)
@@ -160,28 +173,65 @@ class DenseSearch:
         ]
 
     async def _load(
-        self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str
-    ) -> _Entry | None:
+        self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str,
+        wait: bool = True,
+    ) -> _Entry | None:  # fmt: skip
+        """The base's index brought to ``label``: restored, updated, or built. Without
+        ``wait`` (a query), a build of more than `inline_build` vectors is started in
+        the background instead, and None returned."""
         lock = self._locks.setdefault(kb_id, asyncio.Lock())
         async with lock:
             current = self._entries.get(kb_id)
             if current is not None and current.label == label:
                 return current
+            if not wait and kb_id in self._builds:  # started while this query waited
+                return None
             entry = None
             if current is None or current.model != model:
                 current = await _restored(store, kb_id, model)
             if current is not None:
                 entry = await _updated(store, kb_id, label, current)
-            if entry is None:
-                rows = await _vector_rows(store, kb_id)
-                entry = await asyncio.to_thread(_build, label, model, rows)
-                del rows
-            self._entries[kb_id] = entry
-            while len(self._entries) > _MAX_BASES:
-                self._entries.popitem(last=False)
-            if entry.size >= self.snapshot_min and 4 * entry.unsaved >= entry.size:
-                self._schedule_save(store, kb_id, entry)
-            return entry
+            if entry is not None:
+                return self._keep(store, kb_id, entry)
+            if not wait and await vector_count(store, kb_id) > self.inline_build:
+                self._build_later(store, kb_id, label, model)
+                return None
+            return await self._build_now(store, kb_id, label, model)
+
+    async def _build_now(
+        self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str
+    ) -> _Entry:
+        """A full build from the base's vectors (its lock held)."""
+        rows = await vector_rows(store, kb_id)
+        entry = await asyncio.to_thread(_build, label, model, rows)
+        del rows
+        return self._keep(store, kb_id, entry)
+
+    def _keep(self, store: SqlStore, kb_id: str, entry: _Entry) -> _Entry:
+        self._entries[kb_id] = entry
+        while len(self._entries) > _MAX_BASES:
+            self._entries.popitem(last=False)
+        if entry.size >= self.snapshot_min and 4 * entry.unsaved >= entry.size:
+            self._schedule_save(store, kb_id, entry)
+        return entry
+
+    def _build_later(self, store: SqlStore, kb_id: str, label: tuple[str, str], model: str) -> None:
+        held = self._entries.get(kb_id)
+
+        async def build() -> None:
+            async with self._locks[kb_id]:
+                if self._entries.get(kb_id) is held:  # (a writer's refresh may have built)
+                    await self._build_now(store, kb_id, label, model)
+
+        task = asyncio.ensure_future(build())
+        self._builds[kb_id] = task
+        task.add_done_callback(functools.partial(self._built, kb_id))
+
+    def _built(self, kb_id: str, task: asyncio.Task[None]) -> None:
+        """A failed build is logged; the next query of the base tries again."""
+        self._builds.pop(kb_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("dense index of %r not built: %r", kb_id, task.exception())
 
     def _schedule_save(self, store: SqlStore, kb_id: str, entry: _Entry) -> None:
         if kb_id not in self._saves:
@@ -205,23 +255,6 @@ class DenseSearch:
         await save_snapshot(store, kb_id, entry.model, data)
         if self._entries.get(kb_id) is entry:
             self._entries[kb_id] = dataclasses.replace(entry, unsaved=0)
-
-
-async def _vector_rows(store: SqlStore, kb_id: str) -> list[Any]:
-    rows: list[Any] = []
-    after = -1
-    while True:
-        async with store.read() as tx:
-            page = await tx.fetchall(
-                "SELECT cid, vector FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
-                f" ORDER BY cid LIMIT {_LOAD_PAGE}",
-                {"kb": kb_id, "after": after},
-            )
-        rows.extend(page)
-        if len(page) < _LOAD_PAGE:
-            return rows
-        after = int(page[-1][0])
-        await asyncio.sleep(0)
 
 
 def _index_class() -> Any:
@@ -269,7 +302,7 @@ async def _updated(
     vectors of chunks gone removed, the new ones read and added (a file ingested adds
     its own, nothing is rebuilt). None when a full build is due: the base changed by
     more than half, or a quarter of the index's slots are removed ones."""
-    now = await _vector_ids(store, kb_id)
+    now = await vector_ids(store, kb_id)
     gone = np.setdiff1d(held.cids, now, assume_unique=True)
     new = np.setdiff1d(now, held.cids, assume_unique=True)
     removed = held.removed + len(gone)
@@ -277,7 +310,7 @@ async def _updated(
         return None
     if len(gone):
         held.index.remove(gone.astype(np.uint64))  # marks: cheap, on the loop
-    rows = await _rows_of(store, new.tolist())
+    rows = await rows_of(store, new.tolist())
     if rows:
         dims = held.index.ndim
         matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), VECTOR_DTYPE)
@@ -295,38 +328,6 @@ def _add(index: Any, keys: np.ndarray, vectors: np.ndarray) -> None:
     fresh = ~np.asarray(index.contains(keys), dtype=bool)
     if fresh.any():
         index.add(keys[fresh], vectors[fresh], threads=0 if fresh.sum() > 1000 else 1)
-
-
-async def _vector_ids(store: SqlStore, kb_id: str) -> np.ndarray:
-    """The chunk ids of the base's vectors, ascending (a page of 50,000 at a time)."""
-    parts: list[np.ndarray] = []
-    after = -1
-    while True:
-        async with store.read() as tx:
-            page = await tx.fetchall(
-                "SELECT cid FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
-                f" ORDER BY cid LIMIT {_ID_PAGE}",
-                {"kb": kb_id, "after": after},
-            )
-        parts.append(np.fromiter((int(r[0]) for r in page), np.int64, len(page)))
-        if len(page) < _ID_PAGE:
-            return np.concatenate(parts)
-        after = int(page[-1][0])
-        await asyncio.sleep(0)
-
-
-async def _rows_of(store: SqlStore, cids: list[int]) -> list[Any]:
-    """(chunk id, vector) of these chunks that still have one, 500 a statement."""
-    rows: list[Any] = []
-    for at in range(0, len(cids), 500):
-        batch = {f"c{i}": c for i, c in enumerate(cids[at : at + 500])}
-        async with store.read() as tx:
-            rows += await tx.fetchall(
-                "SELECT cid, vector FROM yx_kb_vectors"
-                f" WHERE cid IN ({', '.join(':' + k for k in batch)})",
-                batch,
-            )
-    return rows
 
 
 async def _file_hits(

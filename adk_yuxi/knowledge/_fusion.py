@@ -16,6 +16,7 @@ with these values; exact wording stays 1.00 either way).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,18 +37,29 @@ class Fused:
 def fuse(lists: Sequence[tuple[str, Sequence[Key]]], limit: int) -> list[Fused]:
     """The best ``limit`` keys over ``(signal, ranked keys)`` lists, best first; ties go
     to the key found first (earlier lists, higher ranks). Plain dicts while summing and
-    one sort: a query fuses about forty keys and keeps fifteen."""
+    one sort: a query fuses about forty keys and keeps fifteen, so what costs is Python
+    per key; the signals' tuples are made once per set of list names, not per query."""
     scores: dict[Key, float] = {}
     found: dict[Key, int] = {}  # a bit per list that has the key
     for bit, (signal, keys) in enumerate(lists):
-        weight, flag = WEIGHTS[signal], 1 << bit
+        flag = 1 << bit
+        weight = WEIGHTS[signal]
         for rank, key in enumerate(keys, start=RRF_K + 1):
-            scores[key] = scores.get(key, 0.0) + weight / rank
-            found[key] = found.get(key, 0) | flag
+            share = weight / rank
+            if key in found:
+                scores[key] += share
+                found[key] |= flag
+            else:
+                scores[key] = share
+                found[key] = flag
     best = sorted(scores, key=scores.__getitem__, reverse=True)[:limit]  # stable
-    names = [signal for signal, _ in lists]
-    signals = {
-        mask: tuple(n for i, n in enumerate(names) if mask >> i & 1)
-        for mask in range(1, 1 << len(names))
-    }
+    signals = _signals(tuple(signal for signal, _ in lists))
     return [Fused(key, scores[key], signals[found[key]]) for key in best]
+
+
+@functools.lru_cache(maxsize=16)
+def _signals(names: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The signals' names of every bit mask over ``names``, by mask."""
+    return tuple(
+        tuple(n for i, n in enumerate(names) if mask >> i & 1) for mask in range(1 << len(names))
+    )

@@ -148,3 +148,22 @@ async def test_a_snapshot_that_cannot_be_written_leaves_the_index_serving(
         assert len(hits) == 1 and dense._entries["kb"].unsaved == 3
     finally:
         await store.close()
+
+
+async def test_a_first_query_answers_lexically_while_a_large_index_builds(
+    platform: Platform, server: EmbeddingServer, db_url: str
+) -> None:
+    store = await _filled(db_url, server)  # too small to be saved: no snapshot
+    restarted = KnowledgeStore(db_url, embedder=_embedder(server))
+    restarted._dense.inline_build = 2  # three vectors count as a base too large to wait for
+    try:
+        hits = await restarted.query("kb", "hardware token", top_k=3)
+        assert [h.file_name for h in hits] == ["vpn.md"]
+        assert hits[0].signals == ("lexical",)  # not held for the build
+        await restarted._dense.close()  # waits for the build the query started
+        assert restarted._dense._entries["kb"].size == 3
+        hits = await restarted.query("kb", "hardware token", top_k=1)
+        assert hits[0].file_name == "vpn.md" and hits[0].signals == ("lexical", "dense")
+    finally:
+        await restarted.close()
+        await store.close()
