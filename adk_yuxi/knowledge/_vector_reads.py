@@ -5,6 +5,7 @@ statement, and yielding to the loop between pages."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import numpy as np
@@ -20,17 +21,24 @@ _ID_PAGE = 50_000
 async def vector_rows(store: SqlStore, kb_id: str) -> list[Any]:
     """(chunk id, vector) of every vector of the base, by chunk id (a full build)."""
     rows: list[Any] = []
+    async for page in _pages(store, kb_id, "cid, vector", _LOAD_PAGE):
+        rows.extend(page)
+    return rows
+
+
+async def _pages(store: SqlStore, kb_id: str, columns: str, size: int) -> AsyncIterator[list[Any]]:
+    """The base's vector rows by chunk id, ``size`` a statement, the loop free between."""
     after = -1
     while True:
         async with store.read() as tx:
             page = await tx.fetchall(
-                "SELECT cid, vector FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
-                f" ORDER BY cid LIMIT {_LOAD_PAGE}",
+                f"SELECT {columns} FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
+                f" ORDER BY cid LIMIT {size}",
                 {"kb": kb_id, "after": after},
             )
-        rows.extend(page)
-        if len(page) < _LOAD_PAGE:
-            return rows
+        yield page
+        if len(page) < size:
+            return
         after = int(page[-1][0])
         await asyncio.sleep(0)
 
@@ -46,20 +54,10 @@ async def vector_count(store: SqlStore, kb_id: str) -> int:
 
 async def vector_ids(store: SqlStore, kb_id: str) -> np.ndarray:
     """The chunk ids of the base's vectors, ascending (a page of 50,000 at a time)."""
-    parts: list[np.ndarray] = []
-    after = -1
-    while True:
-        async with store.read() as tx:
-            page = await tx.fetchall(
-                "SELECT cid FROM yx_kb_vectors WHERE kb_id = :kb AND cid > :after"
-                f" ORDER BY cid LIMIT {_ID_PAGE}",
-                {"kb": kb_id, "after": after},
-            )
+    parts = [np.zeros(0, np.int64)]
+    async for page in _pages(store, kb_id, "cid", _ID_PAGE):
         parts.append(np.fromiter((int(r[0]) for r in page), np.int64, len(page)))
-        if len(page) < _ID_PAGE:
-            return np.concatenate(parts)
-        after = int(page[-1][0])
-        await asyncio.sleep(0)
+    return np.concatenate(parts)
 
 
 async def rows_of(store: SqlStore, cids: list[int]) -> list[Any]:
