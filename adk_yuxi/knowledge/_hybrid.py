@@ -192,27 +192,20 @@ def _retrieved(task: asyncio.Future[Any]) -> None:
 
 
 def _lexical_ranking(
-    per_base: dict[str, Ranked], holds: dict[str, np.ndarray | None], floor: float
+    per_base: dict[str, Ranked], holds: dict[str, np.ndarray], floor: float
 ) -> list[int]:
     """BM25 scores of different bases do not compare (a base of one chunk ranks it first
     on the word "the"), so the candidates of all of them are scored alike: the share of
     the question's terms each holds (``holds``: its base's index says which), every term
     weighted by its inverse frequency among the candidates (a word most of them hold,
     "the", counts for little); ties keep each base's own order. Candidates at or below
-    ``floor`` are left out (a base whose index was dropped meanwhile keeps its all)."""
-    pool: list[tuple[int, int]] = []
-    rows: list[np.ndarray] = []
-    for kb_id, ranked in per_base.items():
-        held = holds.get(kb_id)
-        for rank, (cid, _) in enumerate(ranked):
-            pool.append((rank, cid))
-            rows.append(held[rank] if held is not None else np.ones(0, dtype=bool))
+    ``floor`` are left out."""
+    pool = [(rank, cid) for ranked in per_base.values() for rank, (cid, _) in enumerate(ranked)]
     if not pool:
         return []
-    width = max(len(r) for r in rows)
-    if not width:
+    matrix = np.concatenate([holds[kb_id] for kb_id in per_base])
+    if not matrix.shape[1]:
         return [cid for _, cid in sorted(pool)]
-    matrix = np.array([r if len(r) else np.ones(width, dtype=bool) for r in rows])
     found = matrix.sum(axis=0)
     weights = np.log1p((len(pool) - found + 0.5) / (found + 0.5))
     shares = matrix @ weights / weights.sum()

@@ -126,11 +126,13 @@ class KnowledgeSearch:
         annotate({"yuxi.knowledge.revision": entry.revision, "yuxi.knowledge.cache_hit": cached})
         return entry.index.search(keys, top_k, file_id)
 
-    def holds(self, kb_id: str, keys: list[int], cids: list[int]) -> npt.NDArray[np.bool_] | None:
+    def holds(self, kb_id: str, keys: list[int], cids: list[int]) -> npt.NDArray[np.bool_]:
         """Which query keys each chunk holds (`Bm25Index.holds`), on the index a query
-        just ranked on; None when it is no longer held."""
+        just ranked on; every key when that index is no longer held (evicted)."""
         entry = self._entries.get(kb_id)
-        return None if entry is None else entry.index.holds(keys, cids)
+        if entry is None:
+            return np.ones((len(cids), len(dict.fromkeys(keys))), dtype=bool)
+        return entry.index.holds(keys, cids)
 
     async def _load(self, store: SqlStore, kb_id: str, stale: str | None) -> _Entry | None:
         lock = self._locks.setdefault(kb_id, asyncio.Lock())

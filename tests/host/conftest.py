@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -143,3 +144,21 @@ async def run(api: Api, user: str, session: str, text: str) -> list[dict[str, An
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
     return parse_sse(response.text)
+
+
+async def answer_in_background(
+    api: Api, user: str, session: str, answers: dict[str, str]
+) -> tuple[str, asyncio.Task[httpx.Response]]:
+    """The session's one pending waiting point and a request answering it, left
+    running (its stream is the resumed run's): the caller decides when to look."""
+    base = f"/v1/agents/planner/sessions/{session}"
+    listed = await api.client.get(f"{base}/waitpoints", headers=api.auth(user))
+    (point,) = listed.json()["waitpoints"]
+    answering = asyncio.create_task(
+        api.client.post(
+            f"{base}/waitpoints/{point['id']}/answer",
+            json={"answers": answers},
+            headers=api.auth(user),
+        )
+    )
+    return point["id"], answering

@@ -19,7 +19,7 @@ from adk_yuxi.ledger import RunLedger
 from adk_yuxi.storage import open_services
 from adk_yuxi.testing import ScriptedLlm, call
 
-from .conftest import Api, make_config, new_session, parse_sse, seed
+from .conftest import Api, answer_in_background, make_config, new_session, parse_sse, seed
 from .test_api_control import Hold
 from .test_api_runs import QUESTIONS
 
@@ -66,16 +66,7 @@ async def test_a_run_resumed_before_its_paused_drive_settles_is_not_closed_by_it
         api.client.post(f"{base}/runs", json={"text": "plan"}, headers=api.auth("mei"))
     )
     await asyncio.wait_for(hold.reached.wait(), 30)  # paused, its drive not settled
-    (point,) = (await api.client.get(f"{base}/waitpoints", headers=api.auth("mei"))).json()[
-        "waitpoints"
-    ]
-    answering = asyncio.create_task(
-        api.client.post(
-            f"{base}/waitpoints/{point['id']}/answer",
-            json={"answers": {"q-1": "fri"}},
-            headers=api.auth("mei"),
-        )
-    )
+    _, answering = await answer_in_background(api, "mei", session, {"q-1": "fri"})
     await asyncio.wait_for(answer.entered.wait(), 30)  # resumed here, in its model call
     hold.release.set()
     frames = parse_sse((await asyncio.wait_for(first, 30)).text)

@@ -20,7 +20,7 @@ from adk_yuxi.storage import open_services
 from adk_yuxi.testing import ScriptedLlm, call
 from adk_yuxi.waitpoints import WaitpointStore
 
-from .conftest import Api, new_session, open_api, parse_sse, run
+from .conftest import Api, answer_in_background, new_session, open_api, parse_sse, run
 from .test_api_control import Hold
 from .test_api_runs import QUESTIONS
 
@@ -46,17 +46,7 @@ async def test_a_library_resume_beside_the_apis_is_refused_before_anything_is_st
     api.llm.extend([call("ask_user_question", questions=QUESTIONS), held])
     session = await new_session(api, "mei")
     assert (await run(api, "mei", session, "plan the launch"))[-1]["data"]["status"] == "waiting"
-    base = f"/v1/agents/planner/sessions/{session}"
-    (point,) = (await api.client.get(f"{base}/waitpoints", headers=api.auth("mei"))).json()[
-        "waitpoints"
-    ]
-    answering = asyncio.create_task(
-        api.client.post(
-            f"{base}/waitpoints/{point['id']}/answer",
-            json={"answers": {"q-1": "fri"}},
-            headers=api.auth("mei"),
-        )
-    )
+    point_id, answering = await answer_in_background(api, "mei", session, {"q-1": "fri"})
     await asyncio.wait_for(held.entered.wait(), 30)  # the API's resume is in its model call
 
     # Another worker, through the library, with the answer the API recorded.
@@ -72,7 +62,7 @@ async def test_a_library_resume_beside_the_apis_is_refused_before_anything_is_st
         session_service=services.session_service,
     )
     try:
-        answered = await WaitpointStore(services.store).get(point["id"], user_id="mei")
+        answered = await WaitpointStore(services.store).get(point_id, user_id="mei")
         stored = await services.session_service.get_session(
             app_name="planner", user_id="mei", session_id=session
         )
