@@ -239,6 +239,22 @@ def test_final_status() -> None:
     assert violations("final_status", crashed.history(), [], snap())
 
 
+def test_a_library_resume_whose_session_was_deleted_before_its_read_has_no_status() -> None:
+    """The library's status is read after its run: a delete acknowledged meanwhile (the
+    seed 20261202 race under load) leaves none; without that delete, None is a fault."""
+    silent = Story().op("lib_answer", 1.0, 2.0, session=S, got={"status": None})
+    assert violations("final_status", silent.history(), [], snap())
+    deleted = Story().op("lib_answer", 1.0, 2.0, session=S, got={"status": None})
+    deleted.op("delete", 1.5, 1.9, session=S)
+    assert not violations("final_status", deleted.history(), [], snap())
+    other = Story().op("lib_answer", 1.0, 2.0, session=S, got={"status": None})
+    other.op("delete", 1.5, 1.9, session="other")
+    assert violations("final_status", other.history(), [], snap())
+    later = Story().op("lib_answer", 1.0, 2.0, session=S, got={"status": None})
+    later.op("delete", 2.1, 2.3, session=S)
+    assert violations("final_status", later.history(), [], snap())
+
+
 def test_one_outcome() -> None:
     h = run_started(Story(), "completed").history()
     assert not violations("one_outcome", h, [], snap("completed", 2.0))
