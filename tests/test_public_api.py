@@ -235,6 +235,9 @@ PUBLIC: dict[str, set[str]] = {
         "drop_duplicate_text",
     },
     "adk_yuxi.memory": {
+        "MEMORY_EMBEDDINGS_ENV",
+        "MemoryConfigError",
+        "memory_embedder_from_env",
         "MemoryEmbeddingError",
         "SessionDeletedError",
         "SqlMemoryService",

@@ -157,15 +157,13 @@ def serve_api(
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
 
 
-def _memory_embedder() -> Embedder:
-    from adk_yuxi.knowledge import embedder_from_env
+def _memory_embedder() -> Embedder | None:
+    from adk_yuxi.memory import MemoryConfigError, memory_embedder_from_env
 
-    embedder = embedder_from_env()
-    if embedder is None:
-        raise click.ClickException(
-            "--memory-embeddings needs an embedding model: YUXI_EMBEDDING_MODEL turns them off"
-        )
-    return embedder
+    try:
+        return memory_embedder_from_env(enabled=True)
+    except MemoryConfigError as exc:
+        raise click.ClickException(f"--memory-embeddings: {exc}") from None
 
 
 async def _prepare_database(url: str) -> None:

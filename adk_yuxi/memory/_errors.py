@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._sql.errors import YuxiStorageError
 
-__all__ = ["MemoryEmbeddingError", "SessionDeletedError"]
+__all__ = ["MemoryConfigError", "MemoryEmbeddingError", "SessionDeletedError"]
 
 
 class SessionDeletedError(YuxiStorageError, ValueError):
@@ -16,6 +16,12 @@ class SessionDeletedError(YuxiStorageError, ValueError):
             f"Session {session_id!r} was deleted: its events are not taken into memory."
         )
         self.session_id = session_id
+
+
+class MemoryConfigError(YuxiStorageError, ValueError):
+    """Memory embeddings asked for in a way that cannot work (`YUXI_MEMORY_EMBEDDINGS`
+    neither on nor off, or on while `YUXI_EMBEDDING_MODEL` is off): raised when the
+    service is built, before it serves anything."""
 
 
 class MemoryEmbeddingError(YuxiStorageError, RuntimeError):

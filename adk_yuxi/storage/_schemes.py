@@ -7,12 +7,15 @@ ADK hands a registered factory the full URI string, e.g.
 ``--session_service_uri``, ``--memory_service_uri`` and ``--artifact_service_uri``
 at the same URI gives one engine. Query options: ``blob_dir``,
 ``max_artifact_bytes``, ``busy_timeout_ms`` and (PostgreSQL) ``schema``.
+``YUXI_MEMORY_EMBEDDINGS=1`` gives the memory service embeddings, as it does for
+``yuxi serve api``.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
+import sys
 import threading
 from typing import Any
 
@@ -20,7 +23,7 @@ from google.adk.cli.service_registry import get_service_registry
 
 from .._sql.store import SqlStore
 from ..artifacts import SqlArtifactService
-from ..memory import SqlMemoryService
+from ..memory import MemoryConfigError, SqlMemoryService, memory_embedder_from_env
 from ..sessions import SqlSessionService
 
 SCHEMES = ("yuxi+sqlite", "yuxi+postgresql", "yuxi+postgres")
@@ -54,7 +57,15 @@ def _session_factory(uri: str, **_: Any) -> SqlSessionService:
 
 
 def _memory_factory(uri: str, **_: Any) -> SqlMemoryService:
-    return SqlMemoryService(_store_for(uri))
+    try:
+        embedder = memory_embedder_from_env()  # the same switch as `yuxi serve api`'s
+    except MemoryConfigError as error:
+        # ADK's CLIs print a traceback for whatever a factory raises; say it first.
+        print(f"[adk_yuxi] {error}", file=sys.stderr, flush=True)
+        raise
+    if embedder is not None:
+        _log.info("adk_yuxi memory search: full text and embeddings (%s)", embedder.name)
+    return SqlMemoryService(_store_for(uri), embedder=embedder)
 
 
 def _artifact_factory(uri: str, **_: Any) -> SqlArtifactService:

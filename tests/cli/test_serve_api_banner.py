@@ -115,4 +115,4 @@ def test_memory_embeddings_need_a_model(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode != 0
-    assert "--memory-embeddings needs an embedding model" in done.stderr
+    assert "memory embeddings need an embedding model" in done.stderr

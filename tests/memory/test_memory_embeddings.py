@@ -196,3 +196,32 @@ async def test_a_host_configured_with_an_embedder_searches_memory_by_meaning(
         assert (await search(memory, "Dental visit day?"))[0] == FACTS[2]
     finally:
         await host.close()
+
+
+async def test_the_cli_service_uri_gives_memory_embeddings_when_the_switch_is_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`adk run` and `adk web` build memory from a `yuxi+` URI through ADK's registry:
+    the switch `yuxi serve api` reads (`YUXI_MEMORY_EMBEDDINGS`) holds there too."""
+    from google.adk.cli.service_registry import get_service_registry
+
+    from adk_yuxi.memory import MemoryConfigError
+    from adk_yuxi.storage import register_service_schemes
+
+    register_service_schemes()
+    registry = get_service_registry()
+    monkeypatch.setenv("YUXI_EMBEDDING_MODEL", "offline")
+    monkeypatch.setenv("YUXI_MEMORY_EMBEDDINGS", "1")
+    service = registry.create_memory_service(f"yuxi+sqlite:///{tmp_path / 'on.db'}")
+    assert isinstance(service, SqlMemoryService) and service.embedder is not None
+    await service.add_memory(app_name=APP, user_id=USER, memories=entries(FACTS))
+    assert (await search(service, "车险什么时候到期？"))[0] == FACTS[4]
+    monkeypatch.setenv("YUXI_MEMORY_EMBEDDINGS", "0")
+    plain = registry.create_memory_service(f"yuxi+sqlite:///{tmp_path / 'off.db'}")
+    assert isinstance(plain, SqlMemoryService) and plain.embedder is None
+    for switch, model in (("maybe", "offline"), ("1", "none")):
+        monkeypatch.setenv("YUXI_MEMORY_EMBEDDINGS", switch)
+        monkeypatch.setenv("YUXI_EMBEDDING_MODEL", model)
+        with pytest.raises(MemoryConfigError, match="YUXI_"):
+            registry.create_memory_service(f"yuxi+sqlite:///{tmp_path / 'bad.db'}")
+    assert not (tmp_path / "bad.db").exists()
