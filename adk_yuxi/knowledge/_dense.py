@@ -9,7 +9,8 @@ without one restores it and adds or removes the chunks changed since. Writers
 (`refresh`, after an ingest or `yuxi kb embed`) build it, so a query rarely has to;
 when one must (no snapshot after a restart, or one too old) and the base holds more
 than `INLINE_BUILD` vectors, the build runs in the background and the base answers on
-its lexical side alone until it is done: a first query is not held for minutes.
+its lexical side alone until it is done: a first query is not held for minutes. A
+build that fails (damaged vectors) is not tried again by every query: `Backoff`.
 An index is labelled
 with the base's revision and its vector revision, read before its rows; a query reads
 both first and rebuilds on a difference. Hits are only candidates: the query path
@@ -31,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._sql.store import SqlStore
+from ._backoff import Backoff
 from ._dense_snapshot import load_snapshot, save_snapshot, snapshot_keys
 from ._vector_reads import rows_of, vector_count, vector_ids, vector_rows
 
@@ -116,7 +118,13 @@ async def vector_label(store: SqlStore, kb_id: str) -> tuple[tuple[str, str], st
 class DenseSearch:
     """The dense indexes of one store's bases, least recently used dropped first."""
 
-    def __init__(self, snapshot_min: int = SNAPSHOT_MIN, inline_build: int = INLINE_BUILD) -> None:
+    def __init__(
+        self,
+        snapshot_min: int = SNAPSHOT_MIN,
+        inline_build: int = INLINE_BUILD,
+        retry: Backoff | None = None,
+    ) -> None:
+        self.retry = retry or Backoff()  # an index that failed to build, by (base, label)
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._saves: dict[str, asyncio.Task[None]] = {}
@@ -157,9 +165,14 @@ class DenseSearch:
             return await _file_hits(store, kb_id, file_id, vector, k)
         entry = self._entries.get(kb_id)
         if entry is None or entry.label != label:
-            if kb_id in self._builds:  # being built: the lexical side answers alone
+            # Being built, or its build failed a moment ago: the lexical side answers.
+            if kb_id in self._builds or self.retry.waiting((kb_id, label)):
                 return []
-            entry = await self._load(store, kb_id, label, model, wait=False)
+            try:
+                entry = await self._load(store, kb_id, label, model, wait=False)
+            except Exception as exc:  # damaged vectors: the query goes on, lexically
+                self._failed(kb_id, label, exc)
+                return []
             if entry is None:
                 return []
         self._entries.move_to_end(kb_id)
@@ -225,13 +238,20 @@ class DenseSearch:
 
         task = asyncio.ensure_future(build())
         self._builds[kb_id] = task
-        task.add_done_callback(functools.partial(self._built, kb_id))
+        task.add_done_callback(functools.partial(self._built, kb_id, label))
 
-    def _built(self, kb_id: str, task: asyncio.Task[None]) -> None:
-        """A failed build is logged; the next query of the base tries again."""
+    def _built(self, kb_id: str, label: tuple[str, str], task: asyncio.Task[None]) -> None:
         self._builds.pop(kb_id, None)
         if not task.cancelled() and task.exception() is not None:
-            logger.warning("dense index of %r not built: %r", kb_id, task.exception())
+            self._failed(kb_id, label, task.exception())
+
+    def _failed(self, kb_id: str, label: tuple[str, str], exc: BaseException | None) -> None:
+        """A failed build is logged, and not tried again for this label until `retry`
+        says (a change to the base, a new label, tries at once)."""
+        wait = self.retry.failed((kb_id, label))
+        logger.warning(
+            "dense index of %r not built (%r); lexical only for %.0f s", kb_id, exc, wait
+        )
 
     def _schedule_save(self, store: SqlStore, kb_id: str, entry: _Entry) -> None:
         if kb_id not in self._saves:

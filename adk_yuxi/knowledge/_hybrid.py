@@ -9,13 +9,16 @@ those holding too little are left out. A query reads, in one statement, every na
 base's revision and vector revision; ranks on chunk ids alone; and reads the rows of
 the fused best in one more statement. A chunk of a deleted file is never returned: its
 row is gone. A single base without vectors answers exactly as before (BM25 scores),
-and every hit says which signals found it.
+and every hit says which signals found it. When the model cannot embed the question,
+the query answers as if no base held vectors, and so do the next ones for a while
+(`Backoff`): a search never fails because the embedding endpoint is down.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -25,6 +28,7 @@ import numpy as np
 
 from .._sql.store import SqlStore
 from ..observability._tracing import annotate
+from ._backoff import Backoff
 from ._dense import BaseState, DenseHit, DenseSearch, base_states
 from ._embedding import Embedder
 from ._fusion import fuse
@@ -33,7 +37,10 @@ from ._terms import query_keys
 
 __all__ = ["QUERY_CACHE", "HybridSearch"]
 
+logger = logging.getLogger(__name__)
+
 _CANDIDATES = 20
+_EMBEDDING = "embedding"  # the retry key of the question's embedding
 QUERY_CACHE = 256  # questions whose vectors are kept (a repeated question is not re-embedded)
 _SPARE = 5  # fused hits read beyond top_k, for dense hits deleted meanwhile
 EVIDENCE = 0.4
@@ -54,7 +61,9 @@ class HybridSearch:
         dense: DenseSearch,
         embedder: Embedder | None,
         query_cache: int = QUERY_CACHE,
+        retry: Backoff | None = None,
     ) -> None:
+        self.retry = retry or Backoff()  # the embedding model, after it failed
         self.lexical = lexical
         self.dense = dense
         self.embedder = embedder
@@ -99,11 +108,14 @@ class HybridSearch:
         await asyncio.sleep(0)
         states = await base_states(store, kb_ids)
         labels = self._dense_labels(states)
+        vector = self._cached(query) if labels else None
+        if vector is None and labels and self.retry.waiting(_EMBEDDING):
+            labels = {}  # the model failed a moment ago: lexical, as without vectors
+            annotate({"yuxi.knowledge.dense": "skipped"})
         keys = query_keys(query)
         if not labels and len(kb_ids) == 1:
             return await self._lexical_only(store, kb_ids[0], states, keys, top_k, file_id)
         wanted = max(top_k, _CANDIDATES)
-        vector = self._cached(query) if labels else None
         embedding = None
         if labels and vector is None:  # the model runs while the lexical side ranks
             embedding = asyncio.ensure_future(asyncio.to_thread(self._embed, query))
@@ -117,9 +129,15 @@ class HybridSearch:
                 if kb_id in states
             }
             if embedding is not None:
-                vector, spent_ms = await embedding
-                self._remember(query, vector)
-                annotate({"yuxi.knowledge.embed_ms": spent_ms})
+                try:
+                    vector, spent_ms = await embedding
+                except Exception as exc:  # any model's failure: the query goes on, lexically
+                    labels, vector = {}, None
+                    self._embedding_failed(exc)
+                else:
+                    self.retry.succeeded(_EMBEDDING)
+                    self._remember(query, vector)
+                    annotate({"yuxi.knowledge.embed_ms": spent_ms})
         finally:
             if embedding is not None and not embedding.done():
                 embedding.cancel()
@@ -161,6 +179,13 @@ class HybridSearch:
         ranked = await self.lexical.rank(store, kb_id, keys, top_k, file_id, state.revision)
         rows = await _rows(store, [cid for cid, _ in ranked])
         return [_hit(rows[cid], score) for cid, score in ranked if _live(rows, cid, [kb_id])]
+
+    def _embedding_failed(self, exc: Exception) -> None:
+        """The question could not be embedded (the endpoint down, a 503): this query
+        and the next ones for a while answer lexically, and every hit says so."""
+        wait = self.retry.failed(_EMBEDDING)
+        logger.warning("question not embedded (%s); lexical only for %.0f s", exc, wait)
+        annotate({"yuxi.knowledge.dense": "failed"})
 
     def _dense_labels(self, states: dict[str, BaseState]) -> dict[str, tuple[str, str]]:
         if self.embedder is None:
