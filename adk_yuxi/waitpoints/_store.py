@@ -328,7 +328,8 @@ class WaitpointStore:
                     params,
                 )
             settled = await self._get(tx, current.id)
-        assert settled is not None
+        if settled is None:  # its session was deleted since it was read
+            raise WaitpointNotFound(current.id)
         if changed != 1:
             raise WaitpointConflict(current.id, settled.status)
         return settled

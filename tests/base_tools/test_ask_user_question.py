@@ -155,6 +155,31 @@ async def test_two_concurrent_answers_exactly_one_wins(services: YuxiServices, d
     await runner.close()
 
 
+async def test_an_answer_racing_the_delete_of_its_session_is_not_found(
+    services: YuxiServices, db_url: str
+) -> None:
+    """The answer reads the point, then its write waits behind a delete of the session
+    (a lock held by another engine) and changes nothing: `WaitpointNotFound`, as a
+    later answer gets, not a crash (seen under the exactly-once soak, seed 15)."""
+    runner, _, plugin, session, _ = await ask(services, [COLOUR])
+    (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
+    async with open_services(db_url) as other:
+        async with other.store.write() as tx:
+            await plugin.waitpoints.forget_session(
+                tx, app_name=APP, user_id=USER, session_id=session.id
+            )
+            answering = asyncio.ensure_future(
+                plugin.waitpoints.answer(point.id, {"colour": "red"}, user_id=USER)
+            )
+            await asyncio.sleep(0.5)  # it has read the point and waits to write
+            assert not answering.done()
+        with pytest.raises(WaitpointNotFound):
+            await answering
+    with pytest.raises(WaitpointNotFound):
+        await plugin.waitpoints.answer(point.id, {"colour": "red"}, user_id=USER)
+    await runner.close()
+
+
 async def test_cancel_resumes_with_cancelled(services: YuxiServices) -> None:
     runner, _, plugin, session, _ = await ask(services, [COLOUR])
     (point,) = (await plugin.waitpoints.list_pending(app_name=APP, user_id=USER)).items
