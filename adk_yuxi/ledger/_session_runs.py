@@ -67,7 +67,8 @@ class SessionOps:
             raise RunNotFound(run_id)
         if found.status == "running" and not found.lease_live() and await self.expire(run_id):
             found = await self._one("run_id = :r", key)
-        assert found is not None
+        if found is None:  # its session was deleted since it was read
+            raise RunNotFound(run_id)
         return found
 
     @traced("yuxi.ledger.expire", _spans.on_run, result=_spans.expired)
