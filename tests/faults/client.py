@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from adk_yuxi.ledger import LeaseHeld, LedgerError, RunInProgress
+from adk_yuxi.ledger import LeaseExpired, LeaseHeld, LedgerError, RunInProgress
 from adk_yuxi.waitpoints import WaitpointError
 
 from .history import History, Op
@@ -241,8 +241,15 @@ class Client:
     ) -> Op | None:
         """The op's completion, or None (when not `final`) for a refusal worth retrying:
         the run was held by another worker at that moment."""
+        library = self.libraries[which]
         try:
-            resumed = await self.libraries[which].resume(point)
+            try:
+                resumed = await library.resume(point)
+            except LeaseExpired:
+                if not accepted:
+                    raise
+                # The run's worker died holding it: taken over here, as documented.
+                resumed = await library.take_over_and_resume(point)
         except (LeaseHeld, RunInProgress) as exc:
             if not final:
                 return None

@@ -15,7 +15,13 @@ from google.adk.events.event import Event
 from google.adk.runners import Runner
 
 from adk_yuxi.access import AccessRepository
-from adk_yuxi.ledger import LedgerPlugin, answer_and_resume, resume_waitpoint
+from adk_yuxi.ledger import (
+    LedgerError,
+    LedgerPlugin,
+    RunNotFound,
+    answer_and_resume,
+    resume_waitpoint,
+)
 from adk_yuxi.models import OpenAICompatibleLlm
 from adk_yuxi.runtime import AgentConfig, RunRecords, build_app
 from adk_yuxi.storage import YuxiServices, open_services
@@ -91,6 +97,36 @@ class Library:
         """Runs the point's resume message (its answer, or its dismissal) to the end."""
         point = await self.points.get(point_id, user_id=USER)
         return await self._drain(point, resume_waitpoint(self.runner, point))
+
+    async def take_over_and_resume(self, point_id: str) -> Resumed:
+        """After `LeaseExpired` (the run's worker died holding it), as docs/ledger.md
+        says: the run is taken over here, then the point's resume continues it. Raises
+        the ledger's refusal (`RunEnded` once a host closed it failed)."""
+        point = await self.points.get(point_id, user_id=USER)
+        record = await self.plugin.ledger.find(
+            app_name=self.runner.app_name,
+            user_id=USER,
+            session_id=point.session_id,
+            invocation_id=point.invocation_id,
+        )
+        if record is None:
+            raise RunNotFound(f"{point.session_id}/{point.invocation_id}")
+        await self.plugin.take_over(record.run_id)
+        return await self._drain(point, self._continue(point))
+
+    async def _continue(self, point: Waitpoint) -> AsyncIterator[Event]:
+        try:
+            async for event in self.runner.run_async(
+                user_id=USER,
+                session_id=point.session_id,
+                invocation_id=point.invocation_id,
+                new_message=point.resume_message(),
+            ):
+                yield event
+        except RuntimeError as exc:  # ADK wraps a plugin's refusal
+            if isinstance(exc.__cause__, LedgerError):
+                raise exc.__cause__ from None
+            raise
 
     async def _drain(self, point: Waitpoint, events: AsyncIterator[Event]) -> Resumed:
         final, errors = "", []

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from adk_yuxi.ledger import LeaseExpired
+
 from .facts import TERMINAL, Facts
 from .history import Op
 from .model import ModelCall
@@ -133,6 +135,7 @@ def _answers_told(facts: Facts, resumed: dict[str, list[ModelCall]]) -> list[Vio
                 and done.value.get("refused")
                 and not count
                 and not _cancel_raced(facts, facts.token_op[token], done)
+                and not _died_with_its_worker(facts, facts.token_op[token], done)
             ):
                 bad(
                     f"{point}: {token} accepted, then its resume refused"
@@ -186,6 +189,23 @@ def _cancel_raced(facts: Facts, answered: Op, refused: Op) -> bool:
         if done is None or done.time >= answered.time:
             return True
     return False
+
+
+def _died_with_its_worker(facts: Facts, answered: Op, refused: Op) -> bool:
+    """The run's worker was killed holding it, and a host closed it failed when its
+    lease lapsed (docs/ledger.md: it never runs again) before the two-step answer could
+    take it over: the resume is refused as failed and the client is told."""
+    if "(failed)" not in str(refused.value.get("refused")):
+        return False
+    if not any(op.f == "kill" and op.time <= refused.time for op in facts.history.ops):
+        return False
+    run = facts.snapshot.run_of(str(answered.value.get("invocation_id", "")))
+    if run is None and answered.point is not None:
+        point = next((p for p in facts.snapshot.points if p.id == answered.point), None)
+        run = None if point is None else facts.snapshot.run_of(point.invocation_id)
+    if run is None:  # deleted with its session since: nothing says otherwise
+        return any(s == answered.session for s, _, _ in deletes(facts))
+    return run.status == "failed" and run.error == LeaseExpired.code
 
 
 def _outcome(facts: Facts, token: str) -> str | None:

@@ -177,6 +177,33 @@ def test_a_cancel_in_flight_may_win_over_a_recorded_answer() -> None:
     )
 
 
+def test_a_run_that_died_with_its_worker_may_refuse_a_recorded_answer() -> None:
+    """The seed 20261202 history under CI load: the worker holding the run was killed,
+    the lease lapsed, and a host closed the run failed before the two-step answer could
+    take it over. The refusal says failed; the ledger says the lease lapsed."""
+    point = PointRow(P, S, INV, "answered", {"q-1": "ans-1"}, 1.8)
+    refused = {"refused": "RunEnded: run 'run-1' has ended (failed)"}
+
+    def ledger(error: str | None) -> Snapshot:
+        run = RunRow(R, S, INV, "failed", error, 1.0, 3.05)
+        return Snapshot(runs=[run], sessions={S: events(False)}, points=[point])
+
+    def answered(story: Story) -> Story:
+        return story.op(
+            "lib_answer", 3.0, 3.1, session=S, point=P, value={"token": "ans-1"}, got=refused
+        )
+
+    killed = answered(run_started(Story()).op("kill", 2.0, 2.1, worker="w0")).history()
+    assert not violations("answer_resumed_once", killed, [], ledger("worker_lease_expired"))
+    # Failed for another reason, or with no worker killed: the answer is lost.
+    for history, error in (
+        (killed, "model_error"),
+        (answered(run_started(Story())).history(), "worker_lease_expired"),
+    ):
+        found = violations("answer_resumed_once", history, [], ledger(error))
+        assert any("the answer is lost" in m for m in found), error
+
+
 def test_answer_resumed_once_database() -> None:
     h = _answered(run_started(Story()), {"ans-1": "ok"}).history()
     point = PointRow(P, S, INV, "answered", {"q-1": "ans-1"}, 1.8)

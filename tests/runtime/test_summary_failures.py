@@ -21,6 +21,7 @@ from google.genai import types
 from adk_yuxi.access import Role
 from adk_yuxi.models import DemoLlm, OpenAICompatibleLlm
 from adk_yuxi.runtime import AgentConfig, Compaction, ContextPolicy, Toolbox, build_app
+from adk_yuxi.runtime.assembly._deferred_compaction import DeferredCompactionPlugin
 from adk_yuxi.testing import EmptyReply, ErrorReply, OpenAIScriptServer, ScriptedLlm
 
 from ._kit import USER, Kit
@@ -45,8 +46,14 @@ def _app(kit: Kit, summarizer: Any, policy: ContextPolicy = SMALL) -> App:
     )
 
 
-async def _talk(app: App, sessions: InMemorySessionService, messages: list[str]) -> list[Event]:
+async def _talk(
+    app: App, sessions: InMemorySessionService, messages: list[str], *, settle: bool = False
+) -> list[Event]:
+    """The messages as back-to-back turns; with `settle`, each turn's background
+    summary lands before the next turn starts (a count of summaries that does not
+    depend on how busy the machine is)."""
     runner = Runner(app=app, session_service=sessions)
+    deferred = [p for p in app.plugins if isinstance(p, DeferredCompactionPlugin)]
     await sessions.create_session(app_name=app.name, user_id=USER, session_id="s")
     answered = []
     try:
@@ -56,6 +63,9 @@ async def _talk(app: App, sessions: InMemorySessionService, messages: list[str])
                 e async for e in runner.run_async(user_id=USER, session_id="s", new_message=content)
             ]
             answered.append(any(e.is_final_response() and e.content for e in events))
+            if settle:
+                for plugin in deferred:
+                    await plugin.settle()
     finally:
         await runner.close()
     assert all(answered)
