@@ -69,6 +69,7 @@ class HybridSearch:
         self.embedder = embedder
         self.query_cache = query_cache
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._other_models: set[tuple[str, str]] = set()  # (base, model) already warned of
 
     def _cached(self, text: str) -> np.ndarray | None:
         vector = self._vectors.get(text)
@@ -191,8 +192,27 @@ class HybridSearch:
         if self.embedder is None:
             return {}
         model = self.embedder.name
-        found = {kb: state.dense_label(model) for kb, state in states.items()}
-        return {kb: label for kb, label in found.items() if label is not None}
+        found: dict[str, tuple[str, str]] = {}
+        for kb, state in states.items():
+            label = state.dense_label(model)
+            if label is not None:
+                found[kb] = label
+            elif state.vectors is not None:
+                self._warn_other_model(kb, state.vectors[1])
+        return found
+
+    def _warn_other_model(self, kb_id: str, recorded: str) -> None:
+        """Once per base and model: a base embedded by another model answers lexically
+        only, which a user who just configured a model would not otherwise see."""
+        if (kb_id, recorded) in self._other_models:
+            return
+        self._other_models.add((kb_id, recorded))
+        assert self.embedder is not None
+        logger.warning(
+            "knowledge base %r holds vectors from %r, not %r: it answers lexically only"
+            " until re-embedded (`yuxi kb embed %s --replace`)",
+            kb_id, recorded, self.embedder.name, kb_id,
+        )  # fmt: skip
 
     async def _dense(
         self, store: SqlStore, labels: dict[str, tuple[str, str]], vector: np.ndarray | None,

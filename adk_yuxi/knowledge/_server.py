@@ -245,6 +245,12 @@ async def serve_knowledge_http(
     ``/mcp`` (the metrics path)."""
     import uvicorn
 
+    # Stateless HTTP ends a "session" per request, and the SDK logs each at INFO
+    # ("Terminating session: None"): one line per call on the operator's terminal. Quiet
+    # it unless someone chose that logger's level.
+    transport_log = logging.getLogger("mcp.server.streamable_http")
+    if transport_log.level == logging.NOTSET:
+        transport_log.setLevel(logging.WARNING)
     inner = server.streamable_http_app(json_response=json_response, stateless_http=True, host=host)
     inner.router.routes.extend(routes)
     # Each request joins the trace of the caller's `traceparent` (the runtime's tool call).

@@ -94,7 +94,9 @@ def test_serve_knowledge_over_http(tmp_path: Path) -> None:
         assert forged.is_error  # type: ignore[attr-defined]
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        _, log = server.communicate(timeout=30)
+    # The operator's terminal: the start lines and the refused call, not a line per request.
+    assert "knowledge MCP server at" in log and "Terminating session" not in log, log
 
 
 def _listening(port: int) -> bool:

@@ -19,7 +19,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 DOCS = REPO / "docs"
 # The pages whose commands and programs a reader types in; each has marked blocks.
-PAGES = ("getting-started.md", "knowledge.md", "host-api.md", "multi-agent.md", "operations.md")
+PAGES = (
+    "getting-started.md",
+    "knowledge.md",
+    "host-api.md",
+    "multi-agent.md",
+    "operations.md",
+    "storage.md",
+)
 # What the pages install: the core and the knowledge extra (knowledge.md says so).
 EXTRAS = "knowledge"
 

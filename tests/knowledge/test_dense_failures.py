@@ -117,6 +117,28 @@ async def test_damaged_vectors_leave_the_base_lexical_until_it_changes(
         await fresh.close()
 
 
+async def test_a_base_of_another_model_answers_lexically_and_says_so_once(
+    platform: Platform, server: EmbeddingServer, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = await _filled(db_url, server)
+    await store.close()
+    server.models = ("test-embed", "other-embed")
+    other = OpenAIEmbedder("other-embed", base_url=server.base_url, api_key=server.api_key)
+    switched = KnowledgeStore(db_url, embedder=other)  # the model changed, the base not
+    try:
+        with caplog.at_level(logging.WARNING, logger="adk_yuxi.knowledge._hybrid"):
+            for question in ("pool connections", "hardware token"):
+                hits = await switched.query("kb", question, top_k=3)
+                assert hits and {h.signals for h in hits} == {("lexical",)}, question
+        said = [r.getMessage() for r in caplog.records if "holds vectors from" in r.getMessage()]
+        assert said == [
+            "knowledge base 'kb' holds vectors from 'test-embed', not 'other-embed': it answers"
+            " lexically only until re-embedded (`yuxi kb embed kb --replace`)"
+        ]
+    finally:
+        await switched.close()
+
+
 async def _filled_again(db_url: str, server: EmbeddingServer) -> KnowledgeStore:
     embedder = OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
     return KnowledgeStore(db_url, embedder=embedder)
