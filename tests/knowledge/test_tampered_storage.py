@@ -74,3 +74,30 @@ async def test_a_snapshot_overwritten_mid_graph_is_not_handed_to_usearch(
             await fresh.close()
     finally:
         await store.close()
+
+
+async def test_a_vector_of_another_dimension_leaves_the_base_answering(
+    platform: Platform, server: EmbeddingServer, db_url: str
+) -> None:
+    store = await _filled(db_url, server)
+    try:
+        async with store.store.write() as tx:  # same model, 32 dimensions instead of 64
+            await tx.execute(
+                "UPDATE yx_kb_vectors SET vector = :v"
+                " WHERE cid = (SELECT min(cid) FROM yx_kb_vectors)",
+                {"v": bytes(64)},
+            )
+    finally:
+        await store.close()
+    fresh = KnowledgeStore(db_url, embedder=_embedder(server))  # nothing in memory
+    try:
+        files = {f.name: f.file_id for f in await fresh.list_files("kb")}
+        for file_id in (None, *files.values()):
+            hits = await fresh.query("kb", "pool connections", top_k=3, file_id=file_id)
+            assert file_id is not None or hits[0].file_name == "pool.md"
+        # Writing to the base still works; its index stays unbuilt, the query lexical.
+        await fresh.ingest("kb", b"Parking badges are issued at reception.", name="p.md")
+        hits = await fresh.query("kb", "parking badges reception", top_k=3)
+        assert hits[0].file_name == "p.md" and hits[0].signals == ("lexical",)
+    finally:
+        await fresh.close()
