@@ -148,6 +148,7 @@ class OpenAIEmbedder:
 
         self.model = model
         self.base_url = base_url.rstrip("/")
+        self._dims: int | None = None  # of the first usable answer: every later one too
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers)
 
@@ -169,18 +170,44 @@ class OpenAIEmbedder:
             )
         try:
             data = sorted(reply.json()["data"], key=lambda item: int(item["index"]))
+            indices = [int(item["index"]) for item in data]
             rows = np.array([item["embedding"] for item in data], dtype=np.float32)
         except (ValueError, KeyError, TypeError) as exc:
             raise EmbeddingError(f"embedding endpoint {url} sent no embeddings: {exc}") from None
         if rows.ndim != 2 or len(rows) != len(texts):
             raise EmbeddingError(f"embedding endpoint {url} sent {len(rows)} rows for {len(texts)}")
-        return _normalised(rows)
+        return _normalised(self._checked(url, rows, indices))
+
+    def _checked(self, url: str, rows: np.ndarray, indices: list[int]) -> np.ndarray:
+        """Refuses what would be stored or searched wrongly without a word: indices that
+        are not each text's once (a vector under another text), values that are not
+        finite (NaN everywhere after normalising), and a width other than the first
+        answer's (a model swapped behind the same name)."""
+        if indices != list(range(len(rows))):
+            raise EmbeddingError(
+                f"embedding endpoint {url} sent indices {_cut(indices)} for {len(rows)} texts"
+            )
+        if not np.isfinite(rows).all():
+            raise EmbeddingError(f"embedding endpoint {url} sent a vector that is not finite")
+        width = int(rows.shape[1])
+        if not width or width != (self._dims or width):
+            raise EmbeddingError(
+                f"embedding endpoint {url} sent vectors of {width} dimensions, not {self._dims}"
+                if width
+                else f"embedding endpoint {url} sent empty vectors"
+            )
+        self._dims = width
+        return rows
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._post([t[:_MAX_CHARS] for t in texts])
 
     def query(self, text: str) -> np.ndarray:
         return self._post([text[:_MAX_CHARS]])[0]
+
+
+def _cut(values: list[int]) -> str:
+    return str(values) if len(values) <= 8 else f"{str(values[:8])[:-1]}, ...]"
 
 
 def _message(reply: Any) -> str:
