@@ -3,8 +3,9 @@ loopback `EmbeddingServer` with one of a few faults switched on by `fault`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from starlette.requests import Request
@@ -19,7 +20,8 @@ _MARK = "12345.5"  # the value a "nan" or "inf" answer replaces
 class HostileEmbeddingServer(EmbeddingServer):
     """`fault`: None (honest), "nan", "inf", "short" (one vector too few), "same_index"
     (every item index 0), "far_index" (indices from 5), "not_json", "huge" (valid JSON
-    after `PAD` blanks), "echo_key" (a 401 that repeats the request's credentials)."""
+    after `PAD` blanks), "trickle" (valid JSON after a blank every 0.2 s for 10 s),
+    "echo_key" (a 401 that repeats the request's credentials)."""
 
     fault: str | None = None
 
@@ -51,10 +53,19 @@ class HostileEmbeddingServer(EmbeddingServer):
             text = text.replace(_MARK, "NaN" if self.fault == "nan" else "1e400")
         if self.fault == "huge":
             return StreamingResponse(_padded(text), media_type="application/json")
+        if self.fault == "trickle":
+            return StreamingResponse(_trickled(text), media_type="application/json")
         return Response(text, media_type="application/json")
 
 
 def _padded(text: str) -> Iterator[bytes]:
     for _ in range(PAD >> 20):
         yield b" " * (1 << 20)
+    yield text.encode()
+
+
+async def _trickled(text: str) -> AsyncIterator[bytes]:
+    for _ in range(50):
+        yield b" "
+        await asyncio.sleep(0.2)
     yield text.encode()

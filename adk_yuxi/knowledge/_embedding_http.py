@@ -1,0 +1,75 @@
+"""The HTTP exchange of `OpenAIEmbedder`, kept safe against the endpoint: no secret (the
+API key, a password in the URL) in any message or log line, whatever the endpoint or
+the HTTP library repeats of them, and an answer read as a stream under a byte cap and
+one deadline, so an endless or trickling body cannot fill memory or hold a query."""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from ._errors import KnowledgeError
+
+__all__ = ["Answer", "EmbeddingError", "Secrets", "header_safe", "post_json"]
+
+BODY_BASE = 1 << 20  # bytes an answer may hold beyond its vectors' share
+BODY_PER_TEXT = 256 << 10  # a text's share: 8,192 dimensions written as long decimals
+
+
+class EmbeddingError(KnowledgeError):
+    """The embedding model is misconfigured, unreachable, or answered something unusable."""
+
+
+def header_safe(value: str) -> bool:
+    """Printable ASCII without blanks: what an Authorization header can carry as is."""
+    return value.isascii() and value.isprintable() and " " not in value
+
+
+class Secrets:
+    """What must never be shown of an endpoint's settings, and its URL as shown."""
+
+    def __init__(self, base_url: str, api_key: str) -> None:
+        parts = urlsplit(base_url)
+        forms = {api_key}
+        if parts.password:
+            password = parts.password
+            user = parts.username or ""
+            pair = f"{unquote(user)}:{unquote(password)}".encode()
+            forms |= {password, unquote(password), base64.b64encode(pair).decode()}
+        self._forms = sorted((f for f in forms if f), key=len, reverse=True)
+        host = parts.netloc.rpartition("@")[2]
+        netloc = f"***@{host}" if "@" in parts.netloc else host
+        self.url = urlunsplit(parts._replace(netloc=netloc))
+
+    def redact(self, text: str) -> str:
+        for form in self._forms:
+            text = text.replace(form, "***")
+        return text
+
+
+Answer = tuple[int, bytes]  # (status, body)
+
+
+def post_json(client: Any, url: str, body: dict[str, Any], limit: int, seconds: float) -> Answer:
+    """The endpoint's status and body, read under ``limit`` bytes and ``seconds`` in all
+    (a read may wait the client's own timeout once more). Raises `EmbeddingError` with
+    a message not yet redacted: the caller redacts every message it raises."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    try:
+        with client.stream("POST", url, json=body) as reply:
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in reply.iter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise EmbeddingError(f"answered more than {limit} bytes")
+                if time.monotonic() > deadline:
+                    raise EmbeddingError(f"sent no full answer within {seconds:g} s")
+                chunks.append(chunk)
+            return reply.status_code, b"".join(chunks)
+    except httpx.HTTPError as exc:
+        raise EmbeddingError(f"unreachable: {type(exc).__name__}: {exc}") from None
