@@ -16,6 +16,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -256,10 +257,12 @@ def embedder_from_env(env: Mapping[str, str] | None = None) -> Embedder | None:
     if model.lower() in _OFFLINE_NAMES:
         return OfflineEmbedder()
     base_url = env.get(EMBEDDING_BASE_URL_ENV, "").strip()
-    if not base_url.startswith(("http://", "https://")):
+    parts = urlsplit(base_url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise EmbeddingError(
             f"{EMBEDDING_MODEL_ENV}={model!r} needs {EMBEDDING_BASE_URL_ENV}, the http(s) URL"
             " of an OpenAI-compatible API (e.g. https://api.openai.com/v1); or set"
             f" {EMBEDDING_MODEL_ENV}=offline for the bundled model"
         )
-    return OpenAIEmbedder(model, base_url=base_url, api_key=env.get(EMBEDDING_API_KEY_ENV, ""))
+    key = env.get(EMBEDDING_API_KEY_ENV, "").strip()  # a key file's newline is no part of it
+    return OpenAIEmbedder(model, base_url=base_url, api_key=key)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from adk_yuxi.knowledge import EmbeddingError, KnowledgeStore, OpenAIEmbedder
+from adk_yuxi.knowledge import embedder_from_env as from_env
 from adk_yuxi.memory import MemoryEmbeddingError
 from adk_yuxi.memory._vectors import MemoryVectors
 from tests.e2e._cli import yuxi_here
@@ -75,6 +76,25 @@ def test_a_key_no_header_can_carry_is_refused_by_name(
     with pytest.raises(EmbeddingError, match="YUXI_EMBEDDING_API_KEY has characters") as bad:
         OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=key)
     assert key not in str(bad.value)
+
+
+def test_blanks_around_the_settings_are_dropped(server: HostileEmbeddingServer) -> None:
+    embedder = from_env(
+        {
+            "YUXI_EMBEDDING_MODEL": " test-embed ",
+            "YUXI_EMBEDDING_BASE_URL": f" {server.base_url} \n",
+            "YUXI_EMBEDDING_API_KEY": f"{KEY}\n",  # as `cat key.txt` leaves it
+        }
+    )
+    assert embedder is not None and embedder.query("a b").shape == (64,)
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://127.0.0.1/v1", "file:///etc/passwd", "javascript:alert(1)", "http://", "//h/v1"]
+)
+def test_a_url_that_is_not_http_is_refused_when_configured(url: str) -> None:
+    with pytest.raises(EmbeddingError, match="YUXI_EMBEDDING_BASE_URL"):
+        from_env({"YUXI_EMBEDDING_MODEL": "test-embed", "YUXI_EMBEDDING_BASE_URL": url})
 
 
 def test_a_huge_answer_is_cut_off(server: HostileEmbeddingServer) -> None:
