@@ -73,3 +73,5 @@ def post_json(client: Any, url: str, body: dict[str, Any], limit: int, seconds: 
             return reply.status_code, b"".join(chunks)
     except httpx.HTTPError as exc:
         raise EmbeddingError(f"unreachable: {type(exc).__name__}: {exc}") from None
+    except UnicodeEncodeError:  # a lone surrogate: no JSON in UTF-8 carries it
+        raise EmbeddingError("not asked: a text is not valid Unicode") from None
