@@ -6,6 +6,7 @@ signals, and does not pay for the failure again on every question (`Backoff`).""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -120,3 +121,21 @@ async def test_damaged_vectors_leave_the_base_lexical_until_it_changes(
 async def _filled_again(db_url: str, server: EmbeddingServer) -> KnowledgeStore:
     embedder = OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
     return KnowledgeStore(db_url, embedder=embedder)
+
+
+async def test_a_slow_embedding_endpoint_holds_a_question_only_so_long(
+    platform: Platform, db_url: str
+) -> None:
+    with EmbeddingServer() as server:
+        store = await _filled(db_url, server)
+        assert store.embedder is not None
+        hybrid = HybridSearch(KnowledgeSearch(), DenseSearch(), store.embedder, embed_seconds=0.5)
+        try:
+            server.delay_seconds = 3.0  # each answer; the client's own timeout is a minute
+            started = time.monotonic()
+            hits = await hybrid.query(store.store, ["kb"], "pool connections", 3)
+            assert time.monotonic() - started < 2
+            assert hits[0].file_name == "pool.md" and hits[0].signals == ("lexical",)
+            assert hybrid.retry.waiting("embedding")  # the next questions do not wait either
+        finally:
+            await store.close()
