@@ -158,12 +158,12 @@ class OpenAIEmbedder:
                 " (only printable ASCII without blanks; a pasted invisible character?)"
             )
         self.model = model
-        self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        self._secrets = Secrets(self.base_url, api_key)
+        self._secrets = Secrets(base_url.rstrip("/"), api_key)
+        self.base_url = self._secrets.plain  # its user and password are in `_client`
         self._dims: int | None = None  # of the first usable answer: every later one too
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers)
+        self._client = httpx.Client(timeout=timeout, headers=headers, auth=self._secrets.user)
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder({self.model!r}, base_url={self._secrets.url!r})"

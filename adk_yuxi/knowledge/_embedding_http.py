@@ -42,6 +42,12 @@ class Secrets:
         host = parts.netloc.rpartition("@")[2]
         netloc = f"***@{host}" if "@" in parts.netloc else host
         self.url = urlunsplit(parts._replace(netloc=netloc))
+        # What is asked: the URL without its user, who goes as Basic auth instead (as
+        # httpx would send it), so httpx's own log line of each request shows no password.
+        self.plain = urlunsplit(parts._replace(netloc=host))
+        self.user: tuple[str, str] | None = None
+        if "@" in parts.netloc:
+            self.user = (unquote(parts.username or ""), unquote(parts.password or ""))
 
     def redact(self, text: str) -> str:
         for form in self._forms:

@@ -55,12 +55,16 @@ async def test_a_key_the_endpoint_echoes_is_in_no_message_or_log_line(
         await store.close()
 
 
-def test_a_password_in_the_url_is_shown_as_stars(server: HostileEmbeddingServer) -> None:
+def test_a_password_in_the_url_is_shown_as_stars(
+    server: HostileEmbeddingServer, caplog: pytest.LogCaptureFixture
+) -> None:
     url = server.base_url.replace("http://", "http://bob:hunter%3A2@")
     embedder = OpenAIEmbedder("test-embed", base_url=url, api_key=KEY)
-    server.fault = "echo_key"  # httpx sends the URL's user as Basic auth: echoed back
-    with pytest.raises(EmbeddingError) as failed:
+    server.fault = "echo_key"  # the URL's user goes as Basic auth: echoed back
+    with caplog.at_level(logging.DEBUG), pytest.raises(EmbeddingError) as failed:
         embedder.query("x")
+    assert any("HTTP Request" in r.getMessage() for r in caplog.records)  # httpx's own
+    assert not [r for r in caplog.records if "hunter" in r.getMessage()]
     said = str(failed.value)
     assert "http://***@127.0.0.1" in said and "hunter" not in said, said
     assert "Ym9iOmh1bnRlcjoy" not in said and "hunter" not in repr(embedder)
