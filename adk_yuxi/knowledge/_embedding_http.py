@@ -6,6 +6,7 @@ one deadline, so an endless or trickling body cannot fill memory or hold a query
 from __future__ import annotations
 
 import base64
+import json
 import time
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -32,22 +33,21 @@ class Secrets:
 
     def __init__(self, base_url: str, api_key: str) -> None:
         parts = urlsplit(base_url)
-        forms = {api_key}
-        if parts.password:
-            password = parts.password
-            user = parts.username or ""
-            pair = f"{unquote(user)}:{unquote(password)}".encode()
-            forms |= {password, unquote(password), base64.b64encode(pair).decode()}
-        self._forms = sorted((f for f in forms if f), key=len, reverse=True)
+        secrets = {api_key}
         host = parts.netloc.rpartition("@")[2]
-        netloc = f"***@{host}" if "@" in parts.netloc else host
-        self.url = urlunsplit(parts._replace(netloc=netloc))
         # What is asked: the URL without its user, who goes as Basic auth instead (as
         # httpx would send it), so httpx's own log line of each request shows no password.
         self.plain = urlunsplit(parts._replace(netloc=host))
         self.user: tuple[str, str] | None = None
-        if "@" in parts.netloc:
+        if "@" in parts.netloc:  # a user alone may be the token: all of it is secret
             self.user = (unquote(parts.username or ""), unquote(parts.password or ""))
+            secrets |= {parts.username or "", parts.password or "", *self.user}
+            secrets.add(base64.b64encode(":".join(self.user).encode()).decode())
+        # Each as written, and as JSON or a repr would escape it.
+        forms = {f for s in secrets for f in (s, json.dumps(s)[1:-1], repr(s)[1:-1])}
+        self._forms = sorted((f for f in forms if f), key=len, reverse=True)
+        netloc = f"***@{host}" if "@" in parts.netloc else host
+        self.url = urlunsplit(parts._replace(netloc=netloc))
 
     def redact(self, text: str) -> str:
         for form in self._forms:

@@ -71,6 +71,11 @@ def test_a_password_in_the_url_is_shown_as_stars(
     env = {"YUXI_EMBEDDING_MODEL": "test-embed", "YUXI_EMBEDDING_BASE_URL": url}
     ping = yuxi_here(["kb", "embed", "--ping"], **env)
     assert ping.returncode == 1 and "hunter" not in ping.stdout + ping.stderr, ping.stdout
+    # A token as the URL's user alone (no password), echoed as Basic auth.
+    alone = OpenAIEmbedder("x", base_url=server.base_url.replace("//", "//tok-9Zq@"))
+    with pytest.raises(EmbeddingError) as failed:
+        alone.query("x")
+    assert "tok-9Zq" not in str(failed.value) and "dG9rLTlacTo" not in str(failed.value)
 
 
 @pytest.mark.parametrize("key", [KEY + "\u200b", "clé-secrète", "sk a"])
