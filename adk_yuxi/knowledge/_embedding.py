@@ -24,6 +24,7 @@ from ._embedding_http import (
     BODY_BASE,
     BODY_PER_TEXT,
     EmbeddingError,
+    EmbeddingInputError,
     Secrets,
     header_safe,
     post_json,
@@ -36,6 +37,7 @@ __all__ = [
     "OFFLINE_EMBEDDING_MODEL",
     "Embedder",
     "EmbeddingError",
+    "EmbeddingInputError",
     "OfflineEmbedder",
     "OpenAIEmbedder",
     "cjk_share",
@@ -177,7 +179,7 @@ class OpenAIEmbedder:
             return self._exchange(texts)
         except EmbeddingError as exc:
             said = self._secrets.redact(" ".join(str(exc).split()))
-            raise EmbeddingError(
+            raise type(exc)(
                 f"embedding endpoint {self._secrets.url}/embeddings {_cut_text(said)}"
             ) from None
 
@@ -189,7 +191,10 @@ class OpenAIEmbedder:
             limit, self.timeout,
         )  # fmt: skip
         if status != 200:
-            raise EmbeddingError(f"answered {status}: {_message(raw)}")
+            error = (
+                EmbeddingInputError if status in EmbeddingInputError.REFUSING else EmbeddingError
+            )
+            raise error(f"answered {status}: {_message(raw)}")
         try:
             data = sorted(json.loads(raw)["data"], key=lambda item: int(item["index"]))
             indices = [int(item["index"]) for item in data]

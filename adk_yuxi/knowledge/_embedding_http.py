@@ -13,7 +13,14 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ._errors import KnowledgeError
 
-__all__ = ["Answer", "EmbeddingError", "Secrets", "header_safe", "post_json"]
+__all__ = [
+    "Answer",
+    "EmbeddingError",
+    "EmbeddingInputError",
+    "Secrets",
+    "header_safe",
+    "post_json",
+]
 
 BODY_BASE = 1 << 20  # bytes an answer may hold beyond its vectors' share
 BODY_PER_TEXT = 256 << 10  # a text's share: 8,192 dimensions written as long decimals
@@ -21,6 +28,14 @@ BODY_PER_TEXT = 256 << 10  # a text's share: 8,192 dimensions written as long de
 
 class EmbeddingError(KnowledgeError):
     """The embedding model is misconfigured, unreachable, or answered something unusable."""
+
+
+class EmbeddingInputError(EmbeddingError):
+    """The endpoint refused these texts (a 400, 413 or 422: a provider's content filter,
+    an input too long), or they could not be sent: the texts' fault, not the endpoint's,
+    so a query answers lexically without skipping the model for everyone's next ones."""
+
+    REFUSING = frozenset({400, 413, 422})
 
 
 def header_safe(value: str) -> bool:
@@ -80,4 +95,4 @@ def post_json(client: Any, url: str, body: dict[str, Any], limit: int, seconds: 
     except httpx.HTTPError as exc:
         raise EmbeddingError(f"unreachable: {type(exc).__name__}: {exc}") from None
     except UnicodeEncodeError:  # a lone surrogate: no JSON in UTF-8 carries it
-        raise EmbeddingError("not asked: a text is not valid Unicode") from None
+        raise EmbeddingInputError("not asked: a text is not valid Unicode") from None

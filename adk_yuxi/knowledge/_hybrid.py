@@ -30,7 +30,7 @@ from .._sql.store import SqlStore
 from ..observability._tracing import annotate
 from ._backoff import Backoff
 from ._dense import BaseState, DenseHit, DenseSearch, base_states
-from ._embedding import Embedder
+from ._embedding import Embedder, EmbeddingInputError
 from ._fusion import fuse
 from ._search import ChunkHit, KnowledgeSearch
 from ._terms import query_keys
@@ -142,6 +142,10 @@ class HybridSearch:
                 except TimeoutError:  # the thread runs on; this query does not wait for it
                     labels, vector = {}, None
                     self._embedding_failed(f"no vector within {self.embed_seconds:g} s")
+                except EmbeddingInputError as exc:  # this question's fault: the next may ask
+                    labels, vector = {}, None
+                    logger.warning("question not embedded (%s); lexical only", exc)
+                    annotate({"yuxi.knowledge.dense": "refused"})
                 except Exception as exc:  # any model's failure: the query goes on, lexically
                     labels, vector = {}, None
                     self._embedding_failed(exc)

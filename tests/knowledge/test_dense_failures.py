@@ -139,3 +139,19 @@ async def test_a_slow_embedding_endpoint_holds_a_question_only_so_long(
             assert hybrid.retry.waiting("embedding")  # the next questions do not wait either
         finally:
             await store.close()
+
+
+async def test_a_question_the_endpoint_refuses_does_not_skip_the_model_for_the_next(
+    platform: Platform, server: EmbeddingServer, db_url: str
+) -> None:
+    store = await _filled(db_url, server)
+    try:
+        # A provider's content filter answers 400 for one question (DashScope does).
+        server.fail_with = (400, "Input data may contain inappropriate content.")
+        hits = await store.query("kb", "pool connections", top_k=3)
+        assert hits[0].file_name == "pool.md" and hits[0].signals == ("lexical",)
+        server.fail_with = None  # the next caller's question is fine: asked at once
+        back = await store.query("kb", "hardware token", top_k=3)
+        assert back[0].file_name == "vpn.md" and back[0].signals == ("lexical", "dense")
+    finally:
+        await store.close()
