@@ -22,7 +22,7 @@ from tests.sql_backends import migrate_if_pg
 from .conftest import Platform
 from .hostile_embeddings import HostileEmbeddingServer
 
-UNUSABLE = ["nan", "inf", "same_index", "far_index"]
+UNUSABLE = ["nan", "inf", "same_index", "far_index", "short", "not_json"]
 POOL = b"# Database\n\nThe pool holds at most 20 connections per service.\n"
 VPN = b"# Remote access\n\nThe VPN gateway needs a hardware token.\n"
 LONG = POOL + b"".join(  # several chunks: one batch of several texts
