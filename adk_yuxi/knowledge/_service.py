@@ -10,6 +10,7 @@ the token's user and the database decide.
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,18 @@ def _bases(kb_id: str | None, kb_ids: list[str] | None) -> list[str]:
     if not named:
         raise InvalidKnowledgeRequestError("give kb_id or kb_ids")
     return list(dict.fromkeys(check_ident(k, "kb_id") for k in named))
+
+
+def _plain(text: str, what: str) -> str:
+    """Refuses what no question holds and the layers below take badly: a lone surrogate
+    (no encoder takes it: the embedding call fails, and the dense side is then skipped
+    for every caller for a while) and control characters but tab and newline (PostgreSQL
+    refuses NUL: a bad name search read as the service being down)."""
+    if any(unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n\r" for ch in text):
+        raise InvalidKnowledgeRequestError(
+            f"{what} must not contain control characters or lone surrogates"
+        )
+    return text
 
 
 def _bounded(value: int, low: int, high: int, what: str) -> int:
@@ -135,6 +148,7 @@ class KnowledgeService:
         _bounded(top_k, 1, MAX_TOP_K, "top_k")
         if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
             raise InvalidKnowledgeRequestError(f"query must be 1-{MAX_QUERY_CHARS} characters")
+        _plain(query, "query")
         bases = _bases(kb_id, kb_ids)
         if file_id is not None:
             check_ident(file_id, "file_id")
@@ -261,6 +275,8 @@ class KnowledgeService:
         _bounded(limit, 1, MAX_PAGE, "limit")
         if query is not None and (not isinstance(query, str) or len(query) > 255):
             raise InvalidKnowledgeRequestError("query must be at most 255 characters")
+        if query is not None:
+            _plain(query, "query")
         if kb_name is not None and (not isinstance(kb_name, str) or len(kb_name) > 200):
             raise InvalidKnowledgeRequestError("kb_name must be at most 200 characters")
         scope = await self.visible(token)

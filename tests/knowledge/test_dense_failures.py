@@ -6,6 +6,7 @@ signals, and does not pay for the failure again on every question (`Backoff`).""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -142,3 +143,37 @@ async def test_a_base_of_another_model_answers_lexically_and_says_so_once(
 async def _filled_again(db_url: str, server: EmbeddingServer) -> KnowledgeStore:
     embedder = OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
     return KnowledgeStore(db_url, embedder=embedder)
+
+
+async def test_a_slow_embedding_endpoint_holds_a_question_only_so_long(
+    platform: Platform, db_url: str
+) -> None:
+    with EmbeddingServer() as server:
+        store = await _filled(db_url, server)
+        assert store.embedder is not None
+        hybrid = HybridSearch(KnowledgeSearch(), DenseSearch(), store.embedder, embed_seconds=0.5)
+        try:
+            server.delay_seconds = 3.0  # each answer; the client's own timeout is a minute
+            started = time.monotonic()
+            hits = await hybrid.query(store.store, ["kb"], "pool connections", 3)
+            assert time.monotonic() - started < 2
+            assert hits[0].file_name == "pool.md" and hits[0].signals == ("lexical",)
+            assert hybrid.retry.waiting("embedding")  # the next questions do not wait either
+        finally:
+            await store.close()
+
+
+async def test_a_question_the_endpoint_refuses_does_not_skip_the_model_for_the_next(
+    platform: Platform, server: EmbeddingServer, db_url: str
+) -> None:
+    store = await _filled(db_url, server)
+    try:
+        # A provider's content filter answers 400 for one question (DashScope does).
+        server.fail_with = (400, "Input data may contain inappropriate content.")
+        hits = await store.query("kb", "pool connections", top_k=3)
+        assert hits[0].file_name == "pool.md" and hits[0].signals == ("lexical",)
+        server.fail_with = None  # the next caller's question is fine: asked at once
+        back = await store.query("kb", "hardware token", top_k=3)
+        assert back[0].file_name == "vpn.md" and back[0].signals == ("lexical", "dense")
+    finally:
+        await store.close()
