@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,9 +10,10 @@ import pytest
 
 from adk_yuxi.access import AccessRepository, Role, User
 from adk_yuxi.knowledge import KnowledgeStore
+from adk_yuxi.testing import EmbeddingServer
 from tests.sql_backends import db_url, pg_schema
 
-__all__ = ["Platform", "db_url", "pg_schema", "platform", "sqlite_platform"]
+__all__ = ["Platform", "db_url", "pg_schema", "platform", "server", "sqlite_platform"]
 
 
 @dataclass
@@ -50,3 +51,10 @@ async def sqlite_platform(tmp_path: Path) -> AsyncIterator[Platform]:
         yield opened
     finally:
         await opened.store.close()
+
+
+@pytest.fixture
+def server() -> Iterator[EmbeddingServer]:
+    """The loopback OpenAI-compatible embeddings endpoint (`_three_docs` embeds with it)."""
+    with EmbeddingServer() as running:
+        yield running

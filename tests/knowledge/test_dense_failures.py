@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,13 +17,8 @@ from adk_yuxi.knowledge._hybrid import HybridSearch
 from adk_yuxi.knowledge._search import KnowledgeSearch
 from adk_yuxi.testing import EmbeddingServer
 
+from ._three_docs import embedder, filled
 from .conftest import Platform
-
-DOCS = {
-    "pool.md": b"# Database\n\nThe pool holds at most 20 connections per service.\n",
-    "lunch.md": b"# Canteen\n\nLunch is served from noon on the fourth floor.\n",
-    "vpn.md": b"# Remote access\n\nThe VPN gateway needs a hardware token.\n",
-}
 
 
 class Clock:
@@ -35,25 +29,10 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def server() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as running:
-        yield running
-
-
-async def _filled(db_url: str, server: EmbeddingServer) -> KnowledgeStore:
-    embedder = OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
-    store = KnowledgeStore(db_url, embedder=embedder)
-    await store.create_kb("kb", creator_id="admin", kb_id="kb")
-    for name, data in DOCS.items():
-        await store.ingest("kb", data, name=name)
-    return store
-
-
 async def test_a_failing_embedding_endpoint_leaves_the_query_lexical_for_a_while(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     clock = Clock()
     assert store.embedder is not None
     hybrid = HybridSearch(
@@ -89,7 +68,7 @@ async def test_a_failing_embedding_endpoint_leaves_the_query_lexical_for_a_while
 async def test_damaged_vectors_leave_the_base_lexical_until_it_changes(
     platform: Platform, server: EmbeddingServer, db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         async with store.store.write() as tx:  # a vector cut short, as a bad copy leaves it
             await tx.execute(
@@ -99,7 +78,7 @@ async def test_damaged_vectors_leave_the_base_lexical_until_it_changes(
             )
     finally:
         await store.close()
-    fresh = await _filled_again(db_url, server)  # another process: no index in memory
+    fresh = KnowledgeStore(db_url, embedder=embedder(server))  # another process: no index
     try:
         with caplog.at_level(logging.WARNING, logger="adk_yuxi.knowledge._dense"):
             for question in ("pool connections", "hardware token", "noon lunch"):
@@ -121,7 +100,7 @@ async def test_damaged_vectors_leave_the_base_lexical_until_it_changes(
 async def test_a_base_of_another_model_answers_lexically_and_says_so_once(
     platform: Platform, server: EmbeddingServer, db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     await store.close()
     server.models = ("test-embed", "other-embed")
     other = OpenAIEmbedder("other-embed", base_url=server.base_url, api_key=server.api_key)
@@ -140,16 +119,11 @@ async def test_a_base_of_another_model_answers_lexically_and_says_so_once(
         await switched.close()
 
 
-async def _filled_again(db_url: str, server: EmbeddingServer) -> KnowledgeStore:
-    embedder = OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
-    return KnowledgeStore(db_url, embedder=embedder)
-
-
 async def test_a_slow_embedding_endpoint_holds_a_question_only_so_long(
     platform: Platform, db_url: str
 ) -> None:
     with EmbeddingServer() as server:
-        store = await _filled(db_url, server)
+        store = await filled(db_url, server)
         assert store.embedder is not None
         hybrid = HybridSearch(KnowledgeSearch(), DenseSearch(), store.embedder, embed_seconds=0.5)
         try:
@@ -166,7 +140,7 @@ async def test_a_slow_embedding_endpoint_holds_a_question_only_so_long(
 async def test_a_question_the_endpoint_refuses_does_not_skip_the_model_for_the_next(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         # A provider's content filter answers 400 for one question (DashScope does).
         server.fail_with = (400, "Input data may contain inappropriate content.")

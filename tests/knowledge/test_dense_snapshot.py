@@ -4,59 +4,28 @@ vectors takes minutes; a restore about a second). Writers build it, not the quer
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from adk_yuxi.knowledge import KnowledgeStore, OpenAIEmbedder
+from adk_yuxi.knowledge import KnowledgeStore
 from adk_yuxi.knowledge._dense import DenseSearch, _index_class, vector_label
 from adk_yuxi.knowledge._dense_snapshot import load_snapshot
 from adk_yuxi.testing import EmbeddingServer
 
+from ._three_docs import count, embedder, filled
 from .conftest import Platform
 
-DOCS = {
-    "pool.md": b"# Database\n\nThe pool holds at most 20 connections per service.\n",
-    "lunch.md": b"# Canteen\n\nLunch is served from noon on the fourth floor.\n",
-    "vpn.md": b"# Remote access\n\nThe VPN gateway needs a hardware token.\n",
-}
 SNAPSHOTS = "SELECT count(*) FROM yx_kb_dense_snapshots WHERE kb_id = 'kb'"
-
-
-@pytest.fixture
-def server() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as running:
-        yield running
-
-
-def _embedder(server: EmbeddingServer) -> OpenAIEmbedder:
-    return OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
-
-
-async def _count(store: KnowledgeStore, sql: str) -> int:
-    async with store.store.read() as tx:
-        row = await tx.fetchone(sql)
-    assert row is not None
-    return int(row[0])
-
-
-async def _filled(db_url: str, server: EmbeddingServer) -> KnowledgeStore:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
-    await store.create_kb("kb", creator_id="admin", kb_id="kb")
-    for name, data in DOCS.items():
-        await store.ingest("kb", data, name=name)
-    return store
 
 
 async def test_a_saved_index_is_restored_elsewhere_and_only_the_change_is_added(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         writer = DenseSearch(snapshot_min=1)
         await writer.refresh(store.store, "kb", "test-embed")
         await writer.close()  # waits for the save
-        assert await _count(store, SNAPSHOTS) == 1
+        assert await count(store, SNAPSHOTS) == 1
         # Changes after the snapshot: a new file, a deleted one.
         await store.ingest("kb", b"Parking badges are issued at reception.", name="p.md")
         vpn = next(f for f in await store.list_files("kb") if f.name == "vpn.md")
@@ -64,7 +33,7 @@ async def test_a_saved_index_is_restored_elsewhere_and_only_the_change_is_added(
         reader = DenseSearch(snapshot_min=100)  # another process: nothing in memory
         found = await vector_label(store.store, "kb")
         assert found is not None
-        question = _embedder(server).query("where do I get a parking badge")
+        question = embedder(server).query("where do I get a parking badge")
         hits = await reader.search(store.store, "kb", found[0], found[1], question, 5, None)
         entry = reader._entries["kb"]
         # Restored, then one vector added and one removed: a build would count 3 unsaved.
@@ -84,7 +53,7 @@ async def test_a_saved_index_is_restored_elsewhere_and_only_the_change_is_added(
 async def test_a_snapshot_of_another_model_is_not_restored(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         writer = DenseSearch(snapshot_min=1)
         await writer.refresh(store.store, "kb", "test-embed")
@@ -100,7 +69,7 @@ async def test_a_snapshot_of_another_model_is_not_restored(
 async def test_ingest_leaves_the_index_built_and_the_first_query_uses_it(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         built = store._dense._entries["kb"]  # built where the vectors were written
         assert built.size == 3
@@ -114,18 +83,18 @@ async def test_ingest_leaves_the_index_built_and_the_first_query_uses_it(
 async def test_replacing_the_vectors_or_deleting_the_base_drops_its_snapshot(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         for drop in ("replace", "delete"):
             writer = DenseSearch(snapshot_min=1)
             await writer.refresh(store.store, "kb", "test-embed")
             await writer.close()
-            assert await _count(store, SNAPSHOTS) == 1
+            assert await count(store, SNAPSHOTS) == 1
             if drop == "replace":
                 assert await store.embed("kb", replace=True) == 3
             else:
                 await store.delete_kb("kb")
-            assert await _count(store, SNAPSHOTS) == 0
+            assert await count(store, SNAPSHOTS) == 0
     finally:
         await store.close()
 
@@ -133,7 +102,7 @@ async def test_replacing_the_vectors_or_deleting_the_base_drops_its_snapshot(
 async def test_a_snapshot_that_cannot_be_written_leaves_the_index_serving(
     platform: Platform, server: EmbeddingServer, db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = await _filled(db_url, server)
+    store = await filled(db_url, server)
     try:
         async with store.store.write() as tx:  # reading and writing it fail: no table
             await tx.execute("DROP TABLE yx_kb_dense_snapshots")
@@ -143,7 +112,7 @@ async def test_a_snapshot_that_cannot_be_written_leaves_the_index_serving(
         assert "not restored" in caplog.text and "not saved" in caplog.text
         found = await vector_label(store.store, "kb")
         assert found is not None
-        question = _embedder(server).query("hardware token")
+        question = embedder(server).query("hardware token")
         hits = await dense.search(store.store, "kb", found[0], found[1], question, 1, None)
         assert len(hits) == 1 and dense._entries["kb"].unsaved == 3
     finally:
@@ -153,8 +122,8 @@ async def test_a_snapshot_that_cannot_be_written_leaves_the_index_serving(
 async def test_a_first_query_answers_lexically_while_a_large_index_builds(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = await _filled(db_url, server)  # too small to be saved: no snapshot
-    restarted = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = await filled(db_url, server)  # too small to be saved: no snapshot
+    restarted = KnowledgeStore(db_url, embedder=embedder(server))
     restarted._dense.inline_build = 2  # three vectors count as a base too large to wait for
     try:
         hits = await restarted.query("kb", "hardware token", top_k=3)

@@ -4,7 +4,6 @@ real HTTP and JSON): vectors at ingest, persisted, fused with BM25, one model pe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,45 +17,17 @@ from adk_yuxi.knowledge import (
 )
 from adk_yuxi.testing import EmbeddingServer
 
+from ._three_docs import DOCS, count, embedder, fill
 from .conftest import Platform
-
-DOCS = {
-    "pool.md": b"# Database\n\nThe pool holds at most 20 connections per service.\n",
-    "lunch.md": b"# Canteen\n\nLunch is served from noon on the fourth floor.\n",
-    "vpn.md": b"# Remote access\n\nThe VPN gateway needs a hardware token.\n",
-}
-
-
-@pytest.fixture
-def server() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as running:
-        yield running
-
-
-def _embedder(server: EmbeddingServer, model: str = "test-embed") -> OpenAIEmbedder:
-    return OpenAIEmbedder(model, base_url=server.base_url, api_key=server.api_key)
-
-
-async def _fill(store: KnowledgeStore, kb_id: str = "kb") -> None:
-    await store.create_kb(kb_id, creator_id="admin", kb_id=kb_id)
-    for name, data in DOCS.items():
-        await store.ingest(kb_id, data, name=name)
-
-
-async def _count(store: KnowledgeStore, sql: str) -> int:
-    async with store.store.read() as tx:
-        row = await tx.fetchone(sql)
-    assert row is not None
-    return int(row[0])
 
 
 async def test_ingest_embeds_and_a_query_fuses_both_signals(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
-        await _fill(store)
-        assert await _count(store, "SELECT count(*) FROM yx_kb_vectors") == 3
+        await fill(store)
+        assert await count(store, "SELECT count(*) FROM yx_kb_vectors") == 3
         # "pool connections" are words of the pool chunk: both signals find it.
         hits = await store.query("kb", "pool connections", top_k=3)
         assert hits[0].file_name == "pool.md"
@@ -71,11 +42,11 @@ async def test_ingest_embeds_and_a_query_fuses_both_signals(
 async def test_a_restart_rebuilds_from_stored_vectors_without_embedding_again(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    first = KnowledgeStore(db_url, embedder=_embedder(server))
-    await _fill(first)
+    first = KnowledgeStore(db_url, embedder=embedder(server))
+    await fill(first)
     await first.close()
     passages = len(server.requests)
-    again = KnowledgeStore(db_url, embedder=_embedder(server))
+    again = KnowledgeStore(db_url, embedder=embedder(server))
     try:
         hits = await again.query("kb", "hardware token", top_k=1)
         assert hits[0].file_name == "vpn.md" and "dense" in hits[0].signals
@@ -88,10 +59,10 @@ async def test_a_restart_rebuilds_from_stored_vectors_without_embedding_again(
 async def test_embed_fills_in_what_a_lexical_ingest_left_and_is_resumable(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    await _fill(platform.store)  # no embedder: lexical only, scores as BM25
+    await fill(platform.store)  # no embedder: lexical only, scores as BM25
     hits = await platform.store.query("kb", "pool", top_k=3)
     assert [h.signals for h in hits] == [("lexical",)]
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
         assert await store.embed("kb") == 3
         assert await store.embed("kb") == 0  # nothing left to fill
@@ -104,10 +75,10 @@ async def test_a_base_refuses_a_second_model_and_nothing_changes(
     platform: Platform, db_url: str
 ) -> None:
     with EmbeddingServer(models=("model-a", "model-b")) as server:
-        store_a = KnowledgeStore(db_url, embedder=_embedder(server, "model-a"))
-        await _fill(store_a)
+        store_a = KnowledgeStore(db_url, embedder=embedder(server, "model-a"))
+        await fill(store_a)
         await store_a.close()
-        store_b = KnowledgeStore(db_url, embedder=_embedder(server, "model-b"))
+        store_b = KnowledgeStore(db_url, embedder=embedder(server, "model-b"))
         try:
             with pytest.raises(EmbeddingMismatchError, match="holds vectors from 'model-a'"):
                 await store_b.ingest("kb", b"Parking is free.", name="parking.md")
@@ -124,15 +95,15 @@ async def test_a_base_refuses_a_second_model_and_nothing_changes(
 async def test_a_deleted_file_never_comes_back_through_the_dense_side(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
-        await _fill(store)
+        await fill(store)
         assert any(h.file_name == "vpn.md" for h in await store.query("kb", "token", top_k=3))
         vpn = next(f for f in await store.list_files("kb") if f.name == "vpn.md")
         await platform.store.delete_file("kb", vpn.file_id)  # another store: another replica
         hits = await store.query("kb", "hardware token gateway", top_k=5)
         assert hits and all(h.file_name != "vpn.md" for h in hits)
-        assert await _count(store, "SELECT count(*) FROM yx_kb_vectors") == 2
+        assert await count(store, "SELECT count(*) FROM yx_kb_vectors") == 2
     finally:
         await store.close()
 
@@ -140,14 +111,14 @@ async def test_a_deleted_file_never_comes_back_through_the_dense_side(
 async def test_the_dense_index_follows_one_file_changes_without_a_rebuild(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
-        await _fill(store)
+        await fill(store)
         await store.query("kb", "hardware token", top_k=3)
         built = store._dense._entries["kb"]
         # Another store writes (another replica): a new file, then a deleted one.
         await platform.store.ingest("kb", b"Parking badges are issued at reception.", name="p.md")
-        writer = KnowledgeStore(db_url, embedder=_embedder(server))
+        writer = KnowledgeStore(db_url, embedder=embedder(server))
         try:
             await writer.embed("kb")
         finally:
@@ -168,9 +139,9 @@ async def test_the_dense_index_follows_one_file_changes_without_a_rebuild(
 async def test_bases_ranked_together_put_the_one_that_answers_first(
     platform: Platform, server: EmbeddingServer, db_url: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
-        await _fill(store, "handbook")
+        await fill(store, "handbook")
         await store.create_kb("ops", creator_id="admin", kb_id="ops")
         await store.ingest("ops", b"The zebrafinch gateway listens on port 9443.", name="o.md")
         hits = await store.query_many(
@@ -192,7 +163,7 @@ def test_configuration_errors_are_one_line(server: EmbeddingServer) -> None:
         wrong_key.query("x")
     server.fail_with = (503, "overloaded")
     with pytest.raises(EmbeddingError, match="answered 503: overloaded"):
-        _embedder(server).passages(["x"])
+        embedder(server).passages(["x"])
     dead = OpenAIEmbedder("m", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(EmbeddingError, match="unreachable"):
         dead.query("x")
@@ -233,7 +204,7 @@ async def test_ctrl_c_while_embedding_keeps_whole_batches_and_embed_resumes(
 ) -> None:
     text = "\n\n".join(f"Paragraph {n} about topic {n % 7}. " + "word " * 80 for n in range(300))
     with EmbeddingServer(delay_seconds=0.2) as server:
-        store = KnowledgeStore(db_url, embedder=_embedder(server))
+        store = KnowledgeStore(db_url, embedder=embedder(server))
         try:
             await store.create_kb("kb", creator_id="admin", kb_id="kb")
             progress = _FirstBatch()
@@ -244,8 +215,8 @@ async def test_ctrl_c_while_embedding_keeps_whole_batches_and_embed_resumes(
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            chunks = await _count(store, "SELECT count(*) FROM yx_kb_chunks")
-            vectors = await _count(store, "SELECT count(*) FROM yx_kb_vectors")
+            chunks = await count(store, "SELECT count(*) FROM yx_kb_chunks")
+            vectors = await count(store, "SELECT count(*) FROM yx_kb_vectors")
             assert chunks > 64 and 0 < vectors < chunks and vectors % 32 == 0
             # The file itself was committed whole before embedding began.
             assert [f.name for f in await store.list_files("kb")] == ["big.md"]
