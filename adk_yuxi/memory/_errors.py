@@ -27,14 +27,14 @@ class MemoryConfigError(YuxiStorageError, ValueError):
 class MemoryEmbeddingError(YuxiStorageError, RuntimeError):
     """The memory service's embedding model failed or answered something unusable.
 
-    Raised before anything is written: a write that fails here stores none of its
-    memories (the caller may retry it whole), and a search that fails here returns
-    nothing. ``model`` is the embedder's name, ``action`` is ``"store"`` or
-    ``"search"``, ``count`` how many texts it was asked to embed.
+    Raised by `SqlMemoryService.embed_missing`, before its batch is written; a store
+    or a search logs it instead and goes on by text. ``model`` is the embedder's name,
+    ``action`` is ``"store"`` or ``"search"``, ``count`` how many texts it was asked
+    to embed.
     """
 
     def __init__(self, *, model: str, action: str, count: int, reason: str) -> None:
-        what = f"{count} memories not stored" if action == "store" else "memory search failed"
+        what = f"{count} memories not embedded" if action == "store" else "question not embedded"
         super().__init__(f"{what}: the embedding model {model!r} failed: {reason}")
         self.model = model
         self.action = action

@@ -9,7 +9,8 @@ also leaves a tombstone of the session itself (``_tombstones``): a later ingest 
 what it held is refused. Search is scoped to (app, user)
 inside the full-text query itself and ranked by the backend (see ``_tokens``).
 With an embedder (opt-in), each memory also gets a vector in the same transaction,
-and a search fuses both rankings (``_vectors``).
+and a search fuses both rankings (``_vectors``); while the model fails, memories are
+stored and searched by text alone.
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ class SqlMemoryService(BaseMemoryService):
         """The rows' vectors, made before the write transaction opens (None: no embedder)."""
         if self._vectors is None or not pending:
             return None
-        return await self._vectors.passages([text for _, text in pending])
+        return await self._vectors.passages_or_none([text for _, text in pending])
 
     async def _write_vectors(self, tx: Tx, pending: list[Pending], vectors: Any) -> None:
         if self._vectors is not None and vectors is not None:
@@ -318,13 +319,15 @@ class SqlMemoryService(BaseMemoryService):
         app_name = check_app_name(app_name)
         user_id = check_user_id(user_id)
         tokens = query_tokens(query or "")
-        if self._vectors is None or not (query or "").strip():
+        vector = None
+        if self._vectors is not None and (query or "").strip():
+            vector = await self._vectors.query_or_none(query)
+        if vector is None or self._vectors is None:
             if not tokens:
                 return SearchMemoryResponse()
             async with self._store.read() as tx:
                 rows = await full_text(tx, app_name, user_id, tokens, self._max_results)
             return SearchMemoryResponse(memories=[entry_of(row) for row in rows])
-        vector = await self._vectors.query(query)
         wanted = max(self._max_results, _CANDIDATES)
         async with self._store.read() as tx:
             lexical = await full_text(tx, app_name, user_id, tokens, wanted) if tokens else []
