@@ -4,6 +4,7 @@ documents embedded through the loopback endpoint (`server`, in conftest)."""
 from __future__ import annotations
 
 from adk_yuxi.knowledge import KnowledgeStore, OpenAIEmbedder
+from adk_yuxi.knowledge._dense import DenseSearch
 from adk_yuxi.testing import EmbeddingServer
 
 DOCS = {
@@ -35,3 +36,10 @@ async def count(store: KnowledgeStore, sql: str) -> int:
         row = await tx.fetchone(sql)
     assert row is not None
     return int(row[0])
+
+
+async def save_snapshot_of(store: KnowledgeStore, kb_id: str = "kb") -> None:
+    """The base's dense index built and its snapshot saved, as a writer process does."""
+    writer = DenseSearch(snapshot_min=1)
+    await writer.refresh(store.store, kb_id, "test-embed")
+    await writer.close()  # waits for the save

@@ -11,7 +11,7 @@ from adk_yuxi.knowledge._dense import DenseSearch, _index_class, vector_label
 from adk_yuxi.knowledge._dense_snapshot import load_snapshot
 from adk_yuxi.testing import EmbeddingServer
 
-from ._three_docs import count, embedder, filled
+from ._three_docs import count, embedder, filled, save_snapshot_of
 from .conftest import Platform
 
 SNAPSHOTS = "SELECT count(*) FROM yx_kb_dense_snapshots WHERE kb_id = 'kb'"
@@ -22,9 +22,7 @@ async def test_a_saved_index_is_restored_elsewhere_and_only_the_change_is_added(
 ) -> None:
     store = await filled(db_url, server)
     try:
-        writer = DenseSearch(snapshot_min=1)
-        await writer.refresh(store.store, "kb", "test-embed")
-        await writer.close()  # waits for the save
+        await save_snapshot_of(store)
         assert await count(store, SNAPSHOTS) == 1
         # Changes after the snapshot: a new file, a deleted one.
         await store.ingest("kb", b"Parking badges are issued at reception.", name="p.md")
@@ -55,9 +53,7 @@ async def test_a_snapshot_of_another_model_is_not_restored(
 ) -> None:
     store = await filled(db_url, server)
     try:
-        writer = DenseSearch(snapshot_min=1)
-        await writer.refresh(store.store, "kb", "test-embed")
-        await writer.close()
+        await save_snapshot_of(store)
         index_class = _index_class()
         restored = await load_snapshot(store.store, "kb", "test-embed", index_class)
         assert restored is not None and len(restored) == 3
@@ -86,9 +82,7 @@ async def test_replacing_the_vectors_or_deleting_the_base_drops_its_snapshot(
     store = await filled(db_url, server)
     try:
         for drop in ("replace", "delete"):
-            writer = DenseSearch(snapshot_min=1)
-            await writer.refresh(store.store, "kb", "test-embed")
-            await writer.close()
+            await save_snapshot_of(store)
             assert await count(store, SNAPSHOTS) == 1
             if drop == "replace":
                 assert await store.embed("kb", replace=True) == 3

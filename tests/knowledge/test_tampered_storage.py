@@ -5,11 +5,11 @@ it must) and nothing reaches usearch that could crash or hang the server."""
 from __future__ import annotations
 
 from adk_yuxi.knowledge import KnowledgeStore
-from adk_yuxi.knowledge._dense import DenseSearch, _index_class
+from adk_yuxi.knowledge._dense import _index_class
 from adk_yuxi.knowledge._dense_snapshot import load_snapshot
 from adk_yuxi.testing import EmbeddingServer
 
-from ._three_docs import embedder, filled
+from ._three_docs import embedder, filled, save_snapshot_of
 from .conftest import Platform
 
 
@@ -30,9 +30,7 @@ async def test_a_snapshot_overwritten_mid_graph_is_not_handed_to_usearch(
     # usearch restores such bytes without complaint, then segfaults or spins searching.
     store = await filled(db_url, server)
     try:
-        writer = DenseSearch(snapshot_min=1)
-        await writer.refresh(store.store, "kb", "test-embed")
-        await writer.close()
+        await save_snapshot_of(store)
         async with store.store.read() as tx:
             row = await tx.fetchone("SELECT length(data) FROM yx_kb_dense_snapshots")
         assert row is not None
