@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_yuxi._sql import schema_parts
+from adk_yuxi._sql import SqlStore, schema_parts
 from adk_yuxi.storage import YuxiServices, open_services
 
 PG_DSN = os.environ.get("YUXI_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test")
@@ -197,6 +197,18 @@ async def migrate_if_pg(url: str) -> None:
     """`migrate_pg_schema` for a test database URL of PostgreSQL; nothing for SQLite."""
     if url.startswith(PG_URL) and "schema=" in url:
         await migrate_pg_schema(url.rsplit("schema=", 1)[1])
+
+
+@pytest.fixture
+async def migrated_store(db_url: str) -> AsyncIterator[SqlStore]:
+    """One store on the test database (its schema migrated), closed afterwards: the
+    services a test builds on it share it and do not close it."""
+    await migrate_if_pg(db_url)
+    store = SqlStore(db_url)
+    try:
+        yield store
+    finally:
+        await store.close()
 
 
 @pytest.fixture

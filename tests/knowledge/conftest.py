@@ -11,9 +11,17 @@ import pytest
 from adk_yuxi.access import AccessRepository, Role, User
 from adk_yuxi.knowledge import KnowledgeStore
 from adk_yuxi.testing import EmbeddingServer
-from tests.sql_backends import db_url, pg_schema
+from tests.sql_backends import db_url, migrated_store, pg_schema
 
-__all__ = ["Platform", "db_url", "pg_schema", "platform", "server", "sqlite_platform"]
+__all__ = [
+    "Platform",
+    "db_url",
+    "migrated_store",
+    "pg_schema",
+    "platform",
+    "server",
+    "sqlite_platform",
+]
 
 
 @dataclass

@@ -6,7 +6,7 @@ lexically. Real HTTP on loopback, the faults from `HostileEmbeddingServer`."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,11 +14,11 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from adk_yuxi._sql import SqlStore
-from adk_yuxi.knowledge import EmbeddingError, KnowledgeStore, OpenAIEmbedder
+from adk_yuxi.knowledge import EmbeddingError, KnowledgeStore
 from adk_yuxi.memory import MemoryEmbeddingError, SqlMemoryService
 from tests.e2e._cli import yuxi_here
-from tests.sql_backends import migrate_if_pg
 
+from ._three_docs import embedder
 from .conftest import Platform
 from .hostile_embeddings import HostileEmbeddingServer
 
@@ -36,10 +36,6 @@ def server() -> Iterator[HostileEmbeddingServer]:
         yield running
 
 
-def _embedder(server: HostileEmbeddingServer) -> OpenAIEmbedder:
-    return OpenAIEmbedder("test-embed", base_url=server.base_url, api_key=server.api_key)
-
-
 async def _vector_rows(store: KnowledgeStore) -> int:
     async with store.store.read() as tx:
         row = await tx.fetchone(
@@ -53,7 +49,7 @@ async def _vector_rows(store: KnowledgeStore) -> int:
 async def test_an_unusable_answer_at_ingest_stores_no_vector(
     platform: Platform, server: HostileEmbeddingServer, db_url: str, fault: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
         await store.create_kb("kb", creator_id="admin", kb_id="kb")
         server.fault = fault
@@ -73,7 +69,7 @@ async def test_an_unusable_answer_at_ingest_stores_no_vector(
 async def test_an_unusable_answer_to_a_question_leaves_it_lexical(
     platform: Platform, server: HostileEmbeddingServer, db_url: str, fault: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
         await store.create_kb("kb", creator_id="admin", kb_id="kb")
         await store.ingest("kb", POOL, name="pool.md")
@@ -89,7 +85,7 @@ async def test_an_unusable_answer_to_a_question_leaves_it_lexical(
 async def test_a_model_changing_width_is_refused_and_a_question_stays_lexical(
     platform: Platform, server: HostileEmbeddingServer, db_url: str
 ) -> None:
-    store = KnowledgeStore(db_url, embedder=_embedder(server))
+    store = KnowledgeStore(db_url, embedder=embedder(server))
     try:
         await store.create_kb("kb", creator_id="admin", kb_id="kb")
         await store.ingest("kb", POOL, name="pool.md")
@@ -103,7 +99,7 @@ async def test_a_model_changing_width_is_refused_and_a_question_stays_lexical(
     finally:
         await store.close()
     # Another process, whose first question is the first answer it sees: no crash.
-    fresh = KnowledgeStore(db_url, embedder=_embedder(server))
+    fresh = KnowledgeStore(db_url, embedder=embedder(server))
     try:
         for file_id in (None, (await fresh.list_files("kb"))[0].file_id):
             hits = await fresh.query("kb", "hardware token", top_k=2, file_id=file_id)
@@ -138,28 +134,20 @@ def test_kb_embed_says_why_in_one_line_and_stores_nothing(
         assert raw.execute("SELECT count(*) FROM yx_kb_vectors").fetchone() == (0,)
 
 
-@pytest.fixture
-async def memory_db(db_url: str) -> AsyncIterator[SqlStore]:
-    await migrate_if_pg(db_url)
-    store = SqlStore(db_url)
-    yield store
-    await store.close()
-
-
 @pytest.mark.parametrize("fault", UNUSABLE)
 async def test_memory_stores_no_vector_of_an_unusable_answer(
-    memory_db: SqlStore, server: HostileEmbeddingServer, fault: str
+    migrated_store: SqlStore, server: HostileEmbeddingServer, fault: str
 ) -> None:
     """The memories are kept by text (a turn never fails for the model) and no vector
     of the answer is stored; search goes by full text; an explicit fill says why."""
-    service = SqlMemoryService(memory_db, embedder=_embedder(server))
+    service = SqlMemoryService(migrated_store, embedder=embedder(server))
     entries = [
         MemoryEntry(id=f"m{i}", content=types.Content(role="user", parts=[types.Part(text=t)]))
         for i, t in enumerate(["the vault code is amber", "bring the blue folder", "noon"])
     ]
     server.fault = fault
     await service.add_memory(app_name="chat", user_id="u", memories=entries)
-    async with memory_db.read() as tx:
+    async with migrated_store.read() as tx:
         row = await tx.fetchone(
             "SELECT (SELECT count(*) FROM yx_memories), (SELECT count(*) FROM yx_memory_vectors)"
         )

@@ -6,7 +6,7 @@ never ranked, only replaced."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -20,7 +20,6 @@ from adk_yuxi.errors import YuxiError
 from adk_yuxi.knowledge import OpenAIEmbedder
 from adk_yuxi.memory import MemoryEmbeddingError, SqlMemoryService
 from adk_yuxi.testing import EmbeddingServer
-from tests.sql_backends import migrate_if_pg
 
 APP, USER = "chat", "u"
 
@@ -29,15 +28,6 @@ APP, USER = "chat", "u"
 def server() -> Iterator[EmbeddingServer]:
     with EmbeddingServer(models=("test-embed", "other-embed")) as running:
         yield running
-
-
-@pytest.fixture
-async def db(db_url: str) -> AsyncIterator[SqlStore]:
-    """One store the services of a test share (the services do not close it)."""
-    await migrate_if_pg(db_url)
-    store = SqlStore(db_url)
-    yield store
-    await store.close()
 
 
 def embedder(server: EmbeddingServer, model: str = "test-embed") -> OpenAIEmbedder:
@@ -70,12 +60,12 @@ async def found(service: SqlMemoryService, query: str) -> list[str]:
 
 
 async def test_a_failing_model_stores_by_text_and_a_later_fill_embeds(
-    db: SqlStore, server: EmbeddingServer, caplog: pytest.LogCaptureFixture
+    migrated_store: SqlStore, server: EmbeddingServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A turn that adds its session to memory never fails because the model is down
     (the assistant's after-agent plugin would fail the turn): the memories are stored
     and found by text, and the model is not asked again on every call meanwhile."""
-    service = SqlMemoryService(db, embedder=embedder(server))
+    service = SqlMemoryService(migrated_store, embedder=embedder(server))
     session = Session(
         id="s1", app_name=APP, user_id=USER,
         events=[said("the vault code is amber", "e1"), said("bring the blue folder", "e2")],
@@ -84,7 +74,7 @@ async def test_a_failing_model_stores_by_text_and_a_later_fill_embeds(
     try:
         with caplog.at_level(logging.WARNING, logger="adk_yuxi.memory"):
             await service.add_session_to_memory(session)
-        assert await counts(db) == (2, 0)
+        assert await counts(migrated_store) == (2, 0)
         (said_once,) = [r.getMessage() for r in caplog.records]
         assert "overloaded" in said_once and "full text only for 5 s" in said_once
         asked = len(server.requests)
@@ -92,13 +82,13 @@ async def test_a_failing_model_stores_by_text_and_a_later_fill_embeds(
             app_name=APP, user_id=USER, memories=[memory("a", "m1"), memory("b c", "m2")]
         )
         assert await found(service, "vault") == ["e1"]  # by full text
-        assert await counts(db) == (4, 0) and len(server.requests) == asked
+        assert await counts(migrated_store) == (4, 0) and len(server.requests) == asked
         # An explicit fill raises while the model fails, and embeds all once it works.
         with pytest.raises(MemoryEmbeddingError, match="overloaded"):
             await service.embed_missing()
         server.fail_with = None
         assert await service.embed_missing() == 4
-        assert await counts(db) == (4, 4)
+        assert await counts(migrated_store) == (4, 4)
         # The model works again: a paraphrase finds the memory by meaning.
         assert (await found(service, "vault code"))[0] == "e1"
     finally:
@@ -106,10 +96,10 @@ async def test_a_failing_model_stores_by_text_and_a_later_fill_embeds(
 
 
 async def test_an_ingest_embeds_only_what_has_no_vector_yet(
-    db: SqlStore, server: EmbeddingServer
+    migrated_store: SqlStore, server: EmbeddingServer
 ) -> None:
-    plain = SqlMemoryService(db)
-    service = SqlMemoryService(db, embedder=embedder(server))
+    plain = SqlMemoryService(migrated_store)
+    service = SqlMemoryService(migrated_store, embedder=embedder(server))
     first = [said("the vault code is amber", "e1")]
     try:
         await plain.add_events_to_memory(app_name=APP, user_id=USER, events=first)
@@ -122,17 +112,17 @@ async def test_an_ingest_embeds_only_what_has_no_vector_yet(
         await service.delete_memory(app_name=APP, user_id=USER, memory_id="e2")
         await service.add_events_to_memory(app_name=APP, user_id=USER, events=both)
         assert len(server.requests) == 1  # nothing new, and a tombstone is not embedded
-        assert await counts(db) == (2, 1)
+        assert await counts(migrated_store) == (2, 1)
     finally:
         await plain.close()
         await service.close()
 
 
 async def test_vectors_of_another_model_are_ignored_until_replaced(
-    db: SqlStore, server: EmbeddingServer
+    migrated_store: SqlStore, server: EmbeddingServer
 ) -> None:
-    ours = SqlMemoryService(db, embedder=embedder(server))
-    other = SqlMemoryService(db, embedder=embedder(server, "other-embed"))
+    ours = SqlMemoryService(migrated_store, embedder=embedder(server))
+    other = SqlMemoryService(migrated_store, embedder=embedder(server, "other-embed"))
     try:
         await ours.add_memory(app_name=APP, user_id=USER, memories=[memory("amber vault", "m1")])
         # Full text finds it for both; only its own model's vectors rank it for a
@@ -143,25 +133,25 @@ async def test_vectors_of_another_model_are_ignored_until_replaced(
         assert await other.embed_missing(user_id=USER) == 1
         assert await found(other, "zebra") == ["m1"]
         assert await found(ours, "zebra") == []  # replaced, not mixed
-        assert await counts(db) == (1, 1)
+        assert await counts(migrated_store) == (1, 1)
     finally:
         await ours.close()
         await other.close()
 
 
 async def test_a_replaced_memory_gets_the_vector_of_its_new_text(
-    db: SqlStore, server: EmbeddingServer
+    migrated_store: SqlStore, server: EmbeddingServer
 ) -> None:
-    plain = SqlMemoryService(db)
-    service = SqlMemoryService(db, embedder=embedder(server))
+    plain = SqlMemoryService(migrated_store)
+    service = SqlMemoryService(migrated_store, embedder=embedder(server))
     try:
         await service.add_memory(app_name=APP, user_id=USER, memories=[memory("amber", "m1")])
         # Replaced by a process without the embedder: the stale vector goes with the text.
         await plain.add_memory(app_name=APP, user_id=USER, memories=[memory("cobalt", "m1")])
-        assert await counts(db) == (1, 0)
+        assert await counts(migrated_store) == (1, 0)
         await service.add_memory(app_name=APP, user_id=USER, memories=[memory("teal", "m1")])
         assert server.requests[-1]["input"] == ["teal"]
-        assert await counts(db) == (1, 1)
+        assert await counts(migrated_store) == (1, 1)
     finally:
         await plain.close()
         await service.close()
@@ -186,17 +176,18 @@ class Broken:
 
 @pytest.mark.parametrize("short", [False, True])
 async def test_an_unusable_answer_stores_no_vector_and_search_goes_by_text(
-    db: SqlStore, short: bool
+    migrated_store: SqlStore, short: bool
 ) -> None:
-    service = SqlMemoryService(db, embedder=Broken(short))
+    service = SqlMemoryService(migrated_store, embedder=Broken(short))
     two = [memory("amber vault", "m1"), memory("cobalt gate", "m2")]
     try:
         await service.add_memory(app_name=APP, user_id=USER, memories=two)
-        assert await counts(db) == (2, 0)
+        assert await counts(migrated_store) == (2, 0)
         assert await found(service, "amber") == ["m1"]
         with pytest.raises(MemoryEmbeddingError, match="broken") as failed:
             await service.embed_missing()
         assert isinstance(failed.value, YuxiError)
-        assert await counts(db) == (2, 0)
+        assert await counts(migrated_store) == (2, 0)
     finally:
         await service.close()
+
