@@ -30,8 +30,9 @@ from .._sql.store import SqlStore
 from ..observability._tracing import annotate
 from ._backoff import Backoff
 from ._dense import BaseState, DenseHit, DenseSearch, base_states
-from ._embedding import Embedder, EmbeddingInputError
+from ._embedding import Embedder
 from ._fusion import fuse
+from ._model_guard import CALL_SECONDS, ModelGuard
 from ._search import ChunkHit, KnowledgeSearch
 from ._terms import query_keys
 
@@ -40,13 +41,8 @@ __all__ = ["QUERY_CACHE", "HybridSearch"]
 logger = logging.getLogger(__name__)
 
 _CANDIDATES = 20
-_EMBEDDING = "embedding"  # the retry key of the question's embedding
 QUERY_CACHE = 256  # questions whose vectors are kept (a repeated question is not re-embedded)
 _SPARE = 5  # fused hits read beyond top_k, for dense hits deleted meanwhile
-EMBED_SECONDS = 10.0
-"""How long a query waits for its question's vector before answering lexically: an
-endpoint answering slowly (its own timeout is a minute) would otherwise hold every
-question that long. The offline model embeds a question in milliseconds."""
 EVIDENCE = 0.4
 """Beside vectors, a lexical candidate counts only if it holds this share of the
 question's weighted terms: below it, it matched little but words such as "the", and
@@ -66,10 +62,12 @@ class HybridSearch:
         embedder: Embedder | None,
         query_cache: int = QUERY_CACHE,
         retry: Backoff | None = None,
-        embed_seconds: float = EMBED_SECONDS,
+        embed_seconds: float = CALL_SECONDS,
     ) -> None:
-        self.retry = retry or Backoff()  # the embedding model, after it failed
-        self.embed_seconds = embed_seconds
+        # The question's embedding: lexical when the model fails or is slow.
+        self.guard = ModelGuard(
+            logger, "lexical", "yuxi.knowledge.dense", seconds=embed_seconds, retry=retry
+        )
         self.lexical = lexical
         self.dense = dense
         self.embedder = embedder
@@ -116,9 +114,8 @@ class HybridSearch:
         states = await base_states(store, kb_ids)
         labels = self._dense_labels(states)
         vector = self._cached(query) if labels else None
-        if vector is None and labels and self.retry.waiting(_EMBEDDING):
+        if vector is None and labels and self.guard.skipping():
             labels = {}  # the model failed a moment ago: lexical, as without vectors
-            annotate({"yuxi.knowledge.dense": "skipped"})
         keys = query_keys(query)
         if not labels and len(kb_ids) == 1:
             return await self._lexical_only(store, kb_ids[0], states, keys, top_k, file_id)
@@ -136,23 +133,11 @@ class HybridSearch:
                 if kb_id in states
             }
             if embedding is not None:
-                try:
-                    got: tuple[np.ndarray, float] = await asyncio.wait_for(
-                        asyncio.shield(embedding), self.embed_seconds
-                    )
-                except TimeoutError:  # the thread runs on; this query does not wait for it
+                got = await self.guard.call(embedding, what="question not embedded")
+                if got is None:  # lexical, as without vectors
                     labels, vector = {}, None
-                    self._embedding_failed(f"no vector within {self.embed_seconds:g} s")
-                except EmbeddingInputError as exc:  # this question's fault: the next may ask
-                    labels, vector = {}, None
-                    logger.warning("question not embedded (%s); lexical only", exc)
-                    annotate({"yuxi.knowledge.dense": "refused"})
-                except Exception as exc:  # any model's failure: the query goes on, lexically
-                    labels, vector = {}, None
-                    self._embedding_failed(exc)
                 else:
                     vector, spent_ms = got
-                    self.retry.succeeded(_EMBEDDING)
                     self._remember(query, vector)
                     annotate({"yuxi.knowledge.embed_ms": spent_ms})
         finally:
@@ -196,13 +181,6 @@ class HybridSearch:
         ranked = await self.lexical.rank(store, kb_id, keys, top_k, file_id, state.revision)
         rows = await _rows(store, [cid for cid, _ in ranked])
         return [_hit(rows[cid], score) for cid, score in ranked if _live(rows, cid, [kb_id])]
-
-    def _embedding_failed(self, exc: Exception | str) -> None:
-        """The question could not be embedded (the endpoint down, a 503): this query
-        and the next ones for a while answer lexically, and every hit says so."""
-        wait = self.retry.failed(_EMBEDDING)
-        logger.warning("question not embedded (%s); lexical only for %.0f s", exc, wait)
-        annotate({"yuxi.knowledge.dense": "failed"})
 
     def _dense_labels(self, states: dict[str, BaseState]) -> dict[str, tuple[str, str]]:
         if self.embedder is None:

@@ -1,9 +1,10 @@
 """Memory vectors: the embedder's side of `SqlMemoryService` (opt-in, `embedder=`).
 
 Texts are embedded in a worker thread and before any transaction opens, so neither
-the event loop nor a database lock waits on the model. When the model fails, memories
-are stored by text and a search answers by full text (logged; the model is not asked
-again for a while, `Backoff`): only `fill` raises `MemoryEmbeddingError`. A vector is written in the
+the event loop nor a database lock waits on the model. When the model fails,
+memories are stored by text and a search answers by full text (`ModelGuard`: logged,
+and the model is not asked again for a while); only
+`fill` raises `MemoryEmbeddingError`. A vector is written in the
 same transaction as its memory row, and only where that row is live and still holds
 the text that was embedded (its ``body``), so a memory replaced or deleted meanwhile
 never gets a vector of other words. Each vector records its model: a search ranks
@@ -16,7 +17,6 @@ search reads the user's vectors and ranks them exactly (a user's memories are fe
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -29,7 +29,7 @@ from ..knowledge._backoff import Backoff
 from ..knowledge._dense import VECTOR_DTYPE
 from ..knowledge._embedding import Embedder
 from ..knowledge._fusion import fuse
-from ..observability._tracing import annotate
+from ..knowledge._model_guard import CALL_SECONDS, ModelGuard
 from ._content import text_of
 from ._errors import MemoryEmbeddingError
 
@@ -38,7 +38,6 @@ __all__ = ["MemoryVectors", "Pending"]
 logger = logging.getLogger("adk_yuxi.memory")
 
 _FILL_BATCH = 32
-_MODEL = "model"  # the retry key: one model per service
 _IN_BATCH = 500  # memory ids per lookup statement
 Pending = tuple[dict[str, Any], str]  # (memory row as inserted, the text it holds)
 
@@ -56,32 +55,29 @@ _COLUMN = {"app": "app_name", "user": "user_id"}
 class MemoryVectors:
     """One embedder's vectors in the memory tables."""
 
-    def __init__(self, embedder: Embedder, retry: Backoff | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder, retry: Backoff | None = None, seconds: float = CALL_SECONDS
+    ) -> None:
         self.embedder = embedder
-        self.retry = retry or Backoff()  # the model, after it failed
+        # A failing or (for a search) slow model: stored by text, searched by full text.
+        self.guard = ModelGuard(
+            logger, "full text", "yuxi.memory.dense", seconds=seconds, retry=retry
+        )
 
     async def passages_or_none(self, texts: Sequence[str]) -> np.ndarray | None:
         """The texts' vectors, or None when the model fails (logged) or failed a moment
         ago: the memories are stored by text and embedded by a later ingest of their
-        session or `fill`, so a turn never fails because the model is down."""
-        return await self._or_none("store", functools.partial(self.passages, texts))
+        session or `fill`, so a turn never fails because the model is down. Not bounded
+        in time: a session's first ingest may embed many texts."""
+        if self.guard.skipping():
+            return None
+        return await self.guard.call(self.passages(texts), bounded=False)
 
     async def query_or_none(self, text: str) -> np.ndarray | None:
         """The question's vector, or None as above: the search answers by full text."""
-        return await self._or_none("search", functools.partial(self.query, text))
-
-    async def _or_none(self, action: str, embed: Any) -> np.ndarray | None:
-        if self.retry.waiting(_MODEL):
+        if self.guard.skipping():
             return None
-        try:
-            out: np.ndarray = await embed()
-        except MemoryEmbeddingError as exc:
-            wait = self.retry.failed(_MODEL)
-            logger.warning("%s; full text only for %.0f s", exc, wait)
-            annotate({"yuxi.memory.dense": f"{action} failed"})
-            return None
-        self.retry.succeeded(_MODEL)
-        return out
+        return await self.guard.call(self.query(text), bounded=False)
 
     @property
     def model(self) -> str:
@@ -206,7 +202,7 @@ class MemoryVectors:
             after = int(rows[-1][0])
             texts = [text_of(types.Content.model_validate_json(str(r[1]))) for r in rows]
             vectors = await self.passages(texts)
-            self.retry.succeeded(_MODEL)  # it works again: stores and searches may ask it
+            self.guard.succeeded()  # it works again: stores and searches may ask it
             async with store.write() as tx:
                 await tx.executemany(
                     _BY_MID,

@@ -132,7 +132,7 @@ async def test_a_slow_embedding_endpoint_holds_a_question_only_so_long(
             hits = await hybrid.query(store.store, ["kb"], "pool connections", 3)
             assert time.monotonic() - started < 2
             assert hits[0].file_name == "pool.md" and hits[0].signals == ("lexical",)
-            assert hybrid.retry.waiting("embedding")  # the next questions do not wait either
+            assert hybrid.guard.skipping()  # the next questions do not wait either
         finally:
             await store.close()
 
