@@ -1,9 +1,9 @@
 """Memory vectors: the embedder's side of `SqlMemoryService` (opt-in, `embedder=`).
 
 Texts are embedded in a worker thread and before any transaction opens, so neither
-the event loop nor a database lock waits on the model. When the model fails,
-memories are stored by text and a search answers by full text (`ModelGuard`: logged,
-and the model is not asked again for a while); only
+the event loop nor a database lock waits on the model. When the model fails (or a
+search's question takes over 10 s), memories are stored by text and a search answers by
+full text (`ModelGuard`: logged, and the model is not asked again for a while); only
 `fill` raises `MemoryEmbeddingError`. A vector is written in the
 same transaction as its memory row, and only where that row is live and still holds
 the text that was embedded (its ``body``), so a memory replaced or deleted meanwhile
@@ -74,10 +74,11 @@ class MemoryVectors:
         return await self.guard.call(self.passages(texts), bounded=False)
 
     async def query_or_none(self, text: str) -> np.ndarray | None:
-        """The question's vector, or None as above: the search answers by full text."""
+        """The question's vector, or None as above (or after `seconds`): the search
+        answers by full text."""
         if self.guard.skipping():
             return None
-        return await self.guard.call(self.query(text), bounded=False)
+        return await self.guard.call(self.query(text))
 
     @property
     def model(self) -> str:

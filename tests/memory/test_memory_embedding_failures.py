@@ -6,6 +6,7 @@ never ranked, only replaced."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -191,3 +192,15 @@ async def test_an_unusable_answer_stores_no_vector_and_search_goes_by_text(
     finally:
         await service.close()
 
+
+async def test_a_slow_model_holds_a_memory_search_only_so_long(server: EmbeddingServer) -> None:
+    """As a knowledge query does: the question's vector is waited for so long, then the
+    search goes by full text (the assistant searches memory at every turn)."""
+    from adk_yuxi.memory._vectors import MemoryVectors
+
+    vectors = MemoryVectors(embedder(server), seconds=0.5)
+    server.delay_seconds = 3.0  # the client's own timeout is a minute
+    started = time.monotonic()
+    assert await vectors.query_or_none("where is the vault code") is None
+    assert time.monotonic() - started < 2
+    assert vectors.guard.skipping()  # the next searches do not wait either
